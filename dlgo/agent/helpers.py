@@ -1,0 +1,29 @@
+"""Eye rule used by bots so they never fill their own eyes (book listing 3.15)."""
+
+from __future__ import annotations
+
+from dlgo.goboard import Board
+from dlgo.gotypes import Player, Point
+
+__all__ = ["is_point_an_eye"]
+
+
+def is_point_an_eye(board: Board, point: Point, color: Player) -> bool:
+    if board.get(point) is not None or not board.is_on_grid(point):
+        return False
+    geo = board._geo
+    return _is_eye_index(board._colors, geo, geo.index(point), color.value)
+
+
+def _is_eye_index(colors: list[int], geo, idx: int, color: int) -> bool:
+    """Strict eye: all neighbours ours; diagonals all ours at the edge, 3 of 4 inside."""
+    if colors[idx] != 0:
+        return False
+    for n in geo.neighbors[idx]:
+        if colors[n] != color:
+            return False
+    friendly = sum(1 for d in geo.diagonals[idx] if colors[d] == color)
+    off_board = geo.off_board_diagonals[idx]
+    if off_board > 0:
+        return off_board + friendly == 4
+    return friendly >= 3

@@ -1,0 +1,32 @@
+"""RandomBot: a uniformly random valid play that does not fill its own eye (book 3.4)."""
+
+from __future__ import annotations
+
+import random
+
+from dlgo.agent.base import Agent
+from dlgo.agent.helpers import _is_eye_index
+from dlgo.goboard import EMPTY, GameState, Move
+
+__all__ = ["RandomBot"]
+
+
+class RandomBot(Agent):
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def select_move(self, game_state: GameState) -> Move:
+        board = game_state.board
+        geo = board._geo
+        colors = board._colors
+        color = game_state.next_player.value
+        candidates = [idx for idx in geo.on_board if colors[idx] == EMPTY]
+        self._rng.shuffle(candidates)
+        for idx in candidates:
+            # Cheap tests first; the full validity test (superko) only for the survivor.
+            if _is_eye_index(colors, geo, idx, color) or board._is_suicide(color, idx):
+                continue
+            move = Move.play(geo.points[idx])
+            if game_state.is_valid_move(move):
+                return move
+        return Move.pass_turn()

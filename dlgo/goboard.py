@@ -1,0 +1,495 @@
+"""Board, moves and game state with the book's API (book 3.1-3.5), fast inside.
+
+Inside, a board is a flat list over a padded grid (one border ring of off-board cells), so
+neighbours are index arithmetic and copying a board is two list copies. Strings are immutable
+(as in the book's fast board), so copies share them. Superko uses 64-bit Zobrist hashes of
+(position, player to move); the hash of a candidate move is computed without copying the board.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+from dlgo.gotypes import Player, Point
+from dlgo.zobrist import zobrist_table
+
+__all__ = ["Move", "GoString", "Board", "GameState", "Geometry", "EMPTY", "BLACK", "WHITE", "BORDER"]
+
+EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
+MIN_SIZE, MAX_SIZE = 2, 25
+
+
+class Move:
+    """Exactly one of: a play of a stone, a pass, a resignation (book listing 3.3)."""
+
+    __slots__ = ("point", "is_play", "is_pass", "is_resign")
+
+    def __init__(self, point: Point | None = None, is_pass: bool = False, is_resign: bool = False):
+        assert (point is not None) ^ is_pass ^ is_resign
+        self.point = point
+        self.is_play = point is not None
+        self.is_pass = is_pass
+        self.is_resign = is_resign
+
+    @classmethod
+    def play(cls, point: Point) -> Move:
+        return cls(point=point)
+
+    @classmethod
+    def pass_turn(cls) -> Move:
+        return cls(is_pass=True)
+
+    @classmethod
+    def resign(cls) -> Move:
+        return cls(is_resign=True)
+
+    def _key(self) -> tuple:
+        return (self.is_play, self.is_pass, self.is_resign, self.point)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Move) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __str__(self) -> str:
+        if self.is_pass:
+            return "pass"
+        if self.is_resign:
+            return "resign"
+        return f"(r {self.point.row}, c {self.point.col})"
+
+    __repr__ = __str__
+
+
+class Geometry:
+    """Index tables for one board size, shared by every board of that size."""
+
+    def __init__(self, num_rows: int, num_cols: int) -> None:
+        self.num_rows = num_rows
+        self.num_cols = num_cols
+        self.width = w = num_cols + 2
+        self.padded_size = (num_rows + 2) * w
+        self.template = [BORDER] * self.padded_size
+        self.points: list[Point | None] = [None] * self.padded_size
+        self.on_board: list[int] = []
+        for r in range(1, num_rows + 1):
+            for c in range(1, num_cols + 1):
+                idx = r * w + c
+                self.template[idx] = EMPTY
+                self.points[idx] = Point(r, c)
+                self.on_board.append(idx)
+        # Only on-board neighbours / diagonals, so loops never see the border.
+        self.neighbors: list[tuple[int, ...]] = [()] * self.padded_size
+        self.diagonals: list[tuple[int, ...]] = [()] * self.padded_size
+        self.off_board_diagonals = [0] * self.padded_size
+        for idx in self.on_board:
+            self.neighbors[idx] = tuple(
+                n for n in (idx - w, idx + w, idx - 1, idx + 1) if self.template[n] == EMPTY
+            )
+            diags = [d for d in (idx - w - 1, idx - w + 1, idx + w - 1, idx + w + 1)]
+            self.diagonals[idx] = tuple(d for d in diags if self.template[d] == EMPTY)
+            self.off_board_diagonals[idx] = 4 - len(self.diagonals[idx])
+
+    def index(self, point: Point) -> int:
+        return point.row * self.width + point.col
+
+    def is_on_grid(self, point: Point) -> bool:
+        return 1 <= point.row <= self.num_rows and 1 <= point.col <= self.num_cols
+
+
+@functools.lru_cache(maxsize=None)
+def geometry(num_rows: int, num_cols: int) -> Geometry:
+    if not (MIN_SIZE <= num_rows <= MAX_SIZE and MIN_SIZE <= num_cols <= MAX_SIZE):
+        raise ValueError(f"board size {num_rows}x{num_cols} outside {MIN_SIZE}..{MAX_SIZE}")
+    return Geometry(num_rows, num_cols)
+
+
+class GoString:
+    """A chain of connected stones of one colour with its liberties (immutable, book 3.5).
+
+    Stones and liberties are kept as padded indices; ``stones`` and ``liberties`` give Points.
+    """
+
+    __slots__ = ("color", "_stones", "_libs", "_geo")
+
+    def __init__(self, color: Player, stones: frozenset[int], liberties: frozenset[int], geo: Geometry):
+        self.color = color
+        self._stones = stones
+        self._libs = liberties
+        self._geo = geo
+
+    def without_liberty(self, idx: int) -> GoString:
+        return GoString(self.color, self._stones, self._libs - {idx}, self._geo)
+
+    def with_liberty(self, idx: int) -> GoString:
+        return GoString(self.color, self._stones, self._libs | {idx}, self._geo)
+
+    def merged_with(self, other: GoString) -> GoString:
+        assert other.color == self.color
+        stones = self._stones | other._stones
+        return GoString(self.color, stones, (self._libs | other._libs) - stones, self._geo)
+
+    @property
+    def stones(self) -> frozenset[Point]:
+        return frozenset(self._geo.points[i] for i in self._stones)
+
+    @property
+    def liberties(self) -> frozenset[Point]:
+        return frozenset(self._geo.points[i] for i in self._libs)
+
+    @property
+    def num_liberties(self) -> int:
+        return len(self._libs)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, GoString)
+            and self.color == other.color
+            and self._stones == other._stones
+            and self._libs == other._libs
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.color, self._stones))
+
+    def __repr__(self) -> str:
+        return f"GoString({self.color.name}, stones={sorted(self.stones)}, libs={len(self._libs)})"
+
+
+_PLAYERS = (None, Player.black, Player.white)
+
+
+class Board:
+    """A board of any size from 2x2 to 25x25 (``Board(19, 19)``)."""
+
+    __slots__ = ("num_rows", "num_cols", "_geo", "_colors", "_strings", "_hash", "_zobrist")
+
+    def __init__(self, num_rows: int, num_cols: int) -> None:
+        self.num_rows = num_rows
+        self.num_cols = num_cols
+        self._geo = geometry(num_rows, num_cols)
+        self._colors: list[int] = list(self._geo.template)
+        self._strings: list[GoString | None] = [None] * self._geo.padded_size
+        self._hash = 0
+        self._zobrist = zobrist_table(num_rows, num_cols)
+
+    # --- the book's API -------------------------------------------------------------------
+    def is_on_grid(self, point: Point) -> bool:
+        return 1 <= point.row <= self.num_rows and 1 <= point.col <= self.num_cols
+
+    def get(self, point: Point) -> Player | None:
+        if not self.is_on_grid(point):
+            return None
+        return _PLAYERS[self._colors[self._geo.index(point)]]
+
+    def get_go_string(self, point: Point) -> GoString | None:
+        if not self.is_on_grid(point):
+            return None
+        return self._strings[self._geo.index(point)]
+
+    def zobrist_hash(self) -> int:
+        return self._hash
+
+    def place_stone(self, player: Player, point: Point) -> list[int]:
+        """Put a stone on an empty point and remove captured strings (no legality check).
+
+        Returns the padded indices of the captured stones.
+        """
+        assert self.is_on_grid(point), f"{point} is off the board"
+        idx = self._geo.index(point)
+        assert self._colors[idx] == EMPTY, f"{point} is occupied"
+        return self._place(player, idx)
+
+    # --- internals ------------------------------------------------------------------------
+    def _place(self, player: Player, idx: int) -> list[int]:
+        colors, strings, geo = self._colors, self._strings, self._geo
+        color = player.value
+        libs = []
+        friends: list[GoString] = []
+        enemies: list[GoString] = []
+        for n in geo.neighbors[idx]:
+            c = colors[n]
+            if c == EMPTY:
+                libs.append(n)
+            else:
+                s = strings[n]
+                group = friends if c == color else enemies
+                if all(s is not g for g in group):
+                    group.append(s)
+        new = GoString(player, frozenset((idx,)), frozenset(libs), geo)
+        for f in friends:
+            new = new.merged_with(f)
+        for st in new._stones:
+            strings[st] = new
+        colors[idx] = color
+        self._hash ^= self._zobrist.stone[color][idx]
+        captured: list[int] = []
+        for e in enemies:
+            reduced = e.without_liberty(idx)
+            if reduced._libs:
+                for st in reduced._stones:
+                    strings[st] = reduced
+            else:
+                captured.extend(e._stones)
+                self._remove_string(e)
+        return captured
+
+    def _remove_string(self, string: GoString) -> None:
+        colors, strings, geo = self._colors, self._strings, self._geo
+        codes = self._zobrist.stone[string.color.value]
+        for idx in string._stones:
+            colors[idx] = EMPTY
+            strings[idx] = None
+            self._hash ^= codes[idx]
+        for idx in string._stones:
+            for n in geo.neighbors[idx]:
+                s = strings[n]
+                if s is not None and idx not in s._libs:
+                    grown = s.with_liberty(idx)
+                    for st in grown._stones:
+                        strings[st] = grown
+
+    def _is_suicide(self, color: int, idx: int) -> bool:
+        """True when a stone of ``color`` at ``idx`` would have no liberty after captures."""
+        colors, strings = self._colors, self._strings
+        for n in self._geo.neighbors[idx]:
+            c = colors[n]
+            if c == EMPTY:
+                return False
+            libs = len(strings[n]._libs)
+            if c == color:
+                if libs > 1:
+                    return False
+            elif libs == 1:
+                return False  # captures
+        return True
+
+
+    def _hash_after(self, color: int, idx: int) -> int:
+        """The board hash after ``color`` plays at ``idx`` (captures included), without copying."""
+        colors, strings = self._colors, self._strings
+        h = self._hash ^ self._zobrist.stone[color][idx]
+        seen: list[GoString] = []
+        enemy_codes = self._zobrist.stone[3 - color]
+        for n in self._geo.neighbors[idx]:
+            c = colors[n]
+            if c != EMPTY and c != color:
+                s = strings[n]
+                if len(s._libs) == 1 and all(s is not g for g in seen):
+                    seen.append(s)
+                    for st in s._stones:
+                        h ^= enemy_codes[st]
+        return h
+
+    def copy(self) -> Board:
+        b = Board.__new__(Board)
+        b.num_rows = self.num_rows
+        b.num_cols = self.num_cols
+        b._geo = self._geo
+        b._colors = self._colors[:]
+        b._strings = self._strings[:]
+        b._hash = self._hash
+        b._zobrist = self._zobrist
+        return b
+
+    def __deepcopy__(self, memo: dict) -> Board:
+        return self.copy()  # strings are immutable, so a shallow copy is a deep one
+
+    def stones(self) -> Iterable[tuple[Point, Player]]:
+        """Every stone on the board as (point, player)."""
+        pts = self._geo.points
+        for idx in self._geo.on_board:
+            c = self._colors[idx]
+            if c != EMPTY:
+                yield pts[idx], _PLAYERS[c]
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Board)
+            and self.num_rows == other.num_rows
+            and self.num_cols == other.num_cols
+            and self._colors == other._colors
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+
+class GameState:
+    """A position in a game plus its history; ``apply_move`` returns a new state (book 3.2)."""
+
+    __slots__ = (
+        "board",
+        "next_player",
+        "previous_state",
+        "last_move",
+        "komi",
+        "previous_states",
+        "ko_point",
+        "move_number",
+        "_situation",
+    )
+
+    def __init__(
+        self,
+        board: Board,
+        next_player: Player,
+        previous: GameState | None,
+        move: Move | None,
+        komi: float = 7.5,
+        ko_point: int = 0,
+    ) -> None:
+        self.board = board
+        self.next_player = next_player
+        self.previous_state = previous
+        self.last_move = move
+        self.komi = komi
+        # Padded index of the point a simple ko forbids right now (0: none); playouts use it.
+        self.ko_point = ko_point
+        self._situation = board._hash ^ (board._zobrist.white_to_move if next_player is Player.white else 0)
+        if previous is None:
+            self.previous_states: frozenset[int] = frozenset()
+            self.move_number = 0
+        else:
+            self.previous_states = previous.previous_states | {previous._situation}
+            self.move_number = previous.move_number + 1
+
+    @classmethod
+    def new_game(cls, board_size: int | tuple[int, int], komi: float = 7.5) -> GameState:
+        if isinstance(board_size, int):
+            board_size = (board_size, board_size)
+        return cls(Board(*board_size), Player.black, None, None, komi)
+
+    @classmethod
+    def from_position(
+        cls,
+        board: Board,
+        next_player: Player,
+        komi: float = 7.5,
+    ) -> GameState:
+        """A game that starts from a set-up position (handicap stones, SGF setup, tsumego)."""
+        return cls(board.copy(), next_player, None, None, komi)
+
+    # --- moves ----------------------------------------------------------------------------
+    def apply_move(self, move: Move) -> GameState:
+        """The state after ``move`` by the player to move (legality is the caller's job)."""
+        ko = 0
+        if move.is_play:
+            board = self.board.copy()
+            idx = board._geo.index(move.point)
+            captured = board._place(self.next_player, idx)
+            if len(captured) == 1:
+                s = board._strings[idx]
+                if len(s._stones) == 1 and len(s._libs) == 1:
+                    ko = captured[0]
+        else:
+            board = self.board
+        return GameState(board, self.next_player.other, self, move, self.komi, ko)
+
+    def is_over(self) -> bool:
+        if self.last_move is None:
+            return False
+        if self.last_move.is_resign:
+            return True
+        second_last = self.previous_state.last_move if self.previous_state else None
+        if second_last is None:
+            return False
+        return self.last_move.is_pass and second_last.is_pass
+
+    def is_move_self_capture(self, player: Player, move: Move) -> bool:
+        if not move.is_play:
+            return False
+        board = self.board
+        return board._is_suicide(player.value, board._geo.index(move.point))
+
+    def does_move_violate_ko(self, player: Player, move: Move) -> bool:
+        if not move.is_play:
+            return False
+        board = self.board
+        next_hash = board._hash_after(player.value, board._geo.index(move.point))
+        if player is Player.black:  # after black's move white is to move
+            next_hash ^= board._zobrist.white_to_move
+        return next_hash in self.previous_states or next_hash == self._situation
+
+    def is_valid_move(self, move: Move) -> bool:
+        if self.is_over():
+            return False
+        if not move.is_play:
+            return True
+        board = self.board
+        point = move.point
+        if not board.is_on_grid(point):
+            return False
+        idx = board._geo.index(point)
+        if board._colors[idx] != EMPTY:
+            return False
+        color = self.next_player.value
+        if board._is_suicide(color, idx):
+            return False
+        return not self._violates_superko(color, idx)
+
+    def _violates_superko(self, color: int, idx: int) -> bool:
+        board = self.board
+        next_hash = board._hash_after(color, idx)
+        if color == BLACK:
+            next_hash ^= board._zobrist.white_to_move
+        return next_hash in self.previous_states
+
+    def legal_moves(self, include_resign: bool = False) -> list[Move]:
+        """Every valid play in row-major order, then pass (resign only when asked).
+
+        The book listed resign among the legal moves, which made every generic search consider
+        resigning at every node (A10 item 4); resignation is a decision for the agent.
+        """
+        if self.is_over():
+            return []
+        board = self.board
+        colors = board._colors
+        color = self.next_player.value
+        pts = board._geo.points
+        moves = [
+            Move(pts[idx])
+            for idx in board._geo.on_board
+            if colors[idx] == EMPTY
+            and not board._is_suicide(color, idx)
+            and not self._violates_superko(color, idx)
+        ]
+        moves.append(Move.pass_turn())
+        if include_resign:
+            moves.append(Move.resign())
+        return moves
+
+    def winner(self) -> Player | None:
+        if not self.is_over():
+            return None
+        if self.last_move.is_resign:
+            return self.next_player
+        from dlgo.scoring import compute_game_result
+
+        return compute_game_result(self).winner
+
+    @property
+    def situation(self) -> tuple[Player, Board]:
+        return (self.next_player, self.board)
+
+    def situation_hash(self) -> int:
+        """Zobrist hash of (position, player to move)."""
+        return self._situation
+
+    def moves(self) -> list[Move]:
+        """Moves from the root of this game to here, oldest first."""
+        out = []
+        state: GameState | None = self
+        while state is not None and state.last_move is not None:
+            out.append(state.last_move)
+            state = state.previous_state
+        out.reverse()
+        return out
+
+    def root(self) -> GameState:
+        state = self
+        while state.previous_state is not None:
+            state = state.previous_state
+        return state

@@ -1,0 +1,378 @@
+"""Compiled random playouts (numba): the speed the book's rollout-based search depends on.
+
+A playout plays uniformly random moves that are legal and do not fill the mover's own eye
+(the book's RandomBot rule, A1.7) until both sides pass, then counts the board by area.
+Boards are numpy int8 arrays over the same padded grid as ``dlgo.goboard`` (0 empty, 1 black,
+2 white, 3 border; width = columns + 2).
+
+Inside a playout, strings are circular linked lists with pseudo-liberty counts (each
+stone/empty-neighbour pair counts once). That count is exact for what a playout needs: a string
+whose only liberty is p has exactly as many pseudo-liberties as it has stones next to p. Simple
+ko is enforced; longer cycles (superko) are cut by a move cap, which is "superko-safe enough"
+for a playout and costs nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def seed(value: int) -> None:
+    """Seed numba's generator (separate from numpy's) for reproducible playouts."""
+    np.random.seed(value)
+
+
+@njit(cache=True, inline="always")
+def _neighbor(p, w, k):
+    if k == 0:
+        return p - w
+    if k == 1:
+        return p + w
+    if k == 2:
+        return p - 1
+    return p + 1
+
+
+@njit(cache=True)
+def _init_strings(colors, w, head, nxt, libs, size, empties, epos):
+    """Build strings and the empty-point list from a colour array; returns the empty count."""
+    n_points = colors.shape[0]
+    for p in range(n_points):
+        head[p] = -1
+    n_empty = 0
+    stack = np.empty(n_points, np.int32)
+    for p in range(n_points):
+        c = colors[p]
+        if c == EMPTY:
+            empties[n_empty] = p
+            epos[p] = n_empty
+            n_empty += 1
+        elif c != BORDER and head[p] < 0:
+            # Flood fill one string, linking its stones in a ring.
+            head[p] = p
+            nxt[p] = p
+            size[p] = 1
+            libs[p] = 0
+            top = 0
+            stack[top] = p
+            top += 1
+            while top > 0:
+                top -= 1
+                s = stack[top]
+                for k in range(4):
+                    n = _neighbor(s, w, k)
+                    cn = colors[n]
+                    if cn == EMPTY:
+                        libs[p] += 1
+                    elif cn == c and head[n] < 0:
+                        head[n] = p
+                        nxt[n] = nxt[p]
+                        nxt[p] = n
+                        size[p] += 1
+                        stack[top] = n
+                        top += 1
+    return n_empty
+
+
+@njit(cache=True)
+def _is_eye(colors, w, p, c):
+    for k in range(4):
+        cn = colors[_neighbor(p, w, k)]
+        if cn != c and cn != BORDER:
+            return False
+    off = 0
+    friendly = 0
+    for d in (p - w - 1, p - w + 1, p + w - 1, p + w + 1):
+        cd = colors[d]
+        if cd == BORDER:
+            off += 1
+        elif cd == c:
+            friendly += 1
+    if off > 0:
+        return off + friendly == 4
+    return friendly >= 3
+
+
+@njit(cache=True)
+def _is_legal(colors, w, head, libs, p, c, ko):
+    """Legal for ``c`` at empty ``p``: not the ko point and not suicide after captures."""
+    if p == ko:
+        return False
+    for k in range(4):
+        if colors[_neighbor(p, w, k)] == EMPTY:
+            return True
+    for k in range(4):
+        n = _neighbor(p, w, k)
+        cn = colors[n]
+        if cn == BLACK or cn == WHITE:
+            h = head[n]
+            adjacent = 0
+            for j in range(4):
+                m = _neighbor(p, w, j)
+                if colors[m] == cn and head[m] == h:
+                    adjacent += 1
+            if cn == c:
+                if libs[h] > adjacent:
+                    return True  # the friendly string keeps another liberty
+            elif libs[h] == adjacent:
+                return True  # captures
+    return False
+
+
+@njit(cache=True)
+def _remove_string(colors, w, head, nxt, libs, empties, epos, n_empty, h):
+    s = h
+    while True:
+        colors[s] = EMPTY
+        empties[n_empty] = s
+        epos[s] = n_empty
+        n_empty += 1
+        s = nxt[s]
+        if s == h:
+            break
+    s = h
+    while True:
+        for k in range(4):
+            m = _neighbor(s, w, k)
+            cm = colors[m]
+            if cm == BLACK or cm == WHITE:
+                libs[head[m]] += 1
+        s = nxt[s]
+        if s == h:
+            break
+    return n_empty
+
+
+@njit(cache=True)
+def _play(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c):
+    """Play a legal move; returns (new empty count, ko point or 0)."""
+    i = epos[p]
+    last = empties[n_empty - 1]
+    empties[i] = last
+    epos[last] = i
+    n_empty -= 1
+    colors[p] = c
+    head[p] = p
+    nxt[p] = p
+    size[p] = 1
+    libs[p] = 0
+    for k in range(4):
+        n = _neighbor(p, w, k)
+        cn = colors[n]
+        if cn == EMPTY:
+            libs[p] += 1
+        elif cn == BLACK or cn == WHITE:
+            libs[head[n]] -= 1
+    for k in range(4):
+        n = _neighbor(p, w, k)
+        if colors[n] == c:
+            a = head[n]
+            b = head[p]
+            if a != b:
+                if size[a] < size[b]:
+                    a, b = b, a
+                s = b
+                while True:
+                    head[s] = a
+                    s = nxt[s]
+                    if s == b:
+                        break
+                tmp = nxt[a]
+                nxt[a] = nxt[b]
+                nxt[b] = tmp
+                size[a] += size[b]
+                libs[a] += libs[b]
+    opp = 3 - c
+    captured = 0
+    captured_at = 0
+    for k in range(4):
+        n = _neighbor(p, w, k)
+        if colors[n] == opp and libs[head[n]] == 0:
+            h = head[n]
+            captured += size[h]
+            captured_at = n
+            n_empty = _remove_string(colors, w, head, nxt, libs, empties, epos, n_empty, h)
+    ko = 0
+    h = head[p]
+    if captured == 1 and size[h] == 1 and libs[h] == 1:
+        ko = captured_at
+    return n_empty, ko
+
+
+@njit(cache=True)
+def _select(colors, w, head, libs, empties, epos, n_empty, c, ko):
+    """A uniformly random legal non-eye point for ``c``, or 0 to pass.
+
+    Rejected points are swapped to the end of the candidate range, so each try is O(1).
+    """
+    k = n_empty
+    while k > 0:
+        i = np.random.randint(k)
+        p = empties[i]
+        if not _is_eye(colors, w, p, c) and _is_legal(colors, w, head, libs, p, c, ko):
+            return p
+        k -= 1
+        q = empties[k]
+        empties[i] = q
+        epos[q] = i
+        empties[k] = p
+        epos[p] = k
+    return 0
+
+
+@njit(cache=True)
+def area_owner(colors, w, owner):
+    """Fill ``owner`` (1 black, 2 white, 0 dame/border) by area; returns black minus white area."""
+    n_points = colors.shape[0]
+    for p in range(n_points):
+        owner[p] = 0
+    seen = np.zeros(n_points, np.bool_)
+    stack = np.empty(n_points, np.int32)
+    region = np.empty(n_points, np.int32)
+    diff = 0
+    for p in range(n_points):
+        c = colors[p]
+        if c == BLACK or c == WHITE:
+            owner[p] = c
+            diff += 1 if c == BLACK else -1
+        elif c == EMPTY and not seen[p]:
+            seen[p] = True
+            top = 0
+            stack[top] = p
+            top += 1
+            count = 0
+            borders = 0
+            while top > 0:
+                top -= 1
+                s = stack[top]
+                region[count] = s
+                count += 1
+                for k in range(4):
+                    n = _neighbor(s, w, k)
+                    cn = colors[n]
+                    if cn == EMPTY:
+                        if not seen[n]:
+                            seen[n] = True
+                            stack[top] = n
+                            top += 1
+                    elif cn != BORDER:
+                        borders |= cn
+            if borders == BLACK or borders == WHITE:
+                for j in range(count):
+                    owner[region[j]] = borders
+                diff += count if borders == BLACK else -count
+    return diff
+
+
+@njit(cache=True)
+def _playout_in_place(colors, w, to_move, ko, max_moves, head, nxt, libs, size, empties, epos):
+    """Play a random game on ``colors`` (modified); returns the number of moves played."""
+    n_empty = _init_strings(colors, w, head, nxt, libs, size, empties, epos)
+    passes = 0
+    moves = 0
+    c = to_move
+    while moves < max_moves and passes < 2:
+        p = _select(colors, w, head, libs, empties, epos, n_empty, c, ko)
+        if p == 0:
+            passes += 1
+            ko = 0
+        else:
+            passes = 0
+            n_empty, ko = _play(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c)
+        moves += 1
+        c = 3 - c
+    return moves
+
+
+@njit(cache=True)
+def default_max_moves(n_points):
+    return 3 * n_points + 50
+
+
+@njit(cache=True)
+def playout(colors_in, w, to_move, ko, komi, max_moves):
+    """One random playout from a position; returns (winner 1/2 or 0 for jigo, moves played)."""
+    n = colors_in.shape[0]
+    colors = colors_in.copy()
+    head = np.empty(n, np.int32)
+    nxt = np.empty(n, np.int32)
+    libs = np.empty(n, np.int32)
+    size = np.empty(n, np.int32)
+    empties = np.empty(n, np.int32)
+    epos = np.empty(n, np.int32)
+    owner = np.empty(n, np.int8)
+    moves = _playout_in_place(colors, w, to_move, ko, max_moves, head, nxt, libs, size, empties, epos)
+    score = area_owner(colors, w, owner) - komi
+    if score > 0:
+        return BLACK, moves
+    if score < 0:
+        return WHITE, moves
+    return 0, moves
+
+
+@njit(cache=True)
+def playouts(colors_in, w, to_move, ko, komi, num_playouts, max_moves):
+    """Many playouts from one position.
+
+    Returns (black wins, white wins, total moves, mean ownership per point in [-1, 1] with +1
+    for black); the ownership estimate is what dead-stone detection and analysis use.
+    """
+    n = colors_in.shape[0]
+    colors = np.empty(n, np.int8)
+    head = np.empty(n, np.int32)
+    nxt = np.empty(n, np.int32)
+    libs = np.empty(n, np.int32)
+    size = np.empty(n, np.int32)
+    empties = np.empty(n, np.int32)
+    epos = np.empty(n, np.int32)
+    owner = np.empty(n, np.int8)
+    ownership = np.zeros(n, np.float64)
+    black_wins = 0
+    white_wins = 0
+    total_moves = 0
+    for _ in range(num_playouts):
+        colors[:] = colors_in
+        total_moves += _playout_in_place(colors, w, to_move, ko, max_moves, head, nxt, libs, size, empties, epos)
+        score = area_owner(colors, w, owner) - komi
+        if score > 0:
+            black_wins += 1
+        elif score < 0:
+            white_wins += 1
+        for p in range(n):
+            o = owner[p]
+            if o == BLACK:
+                ownership[p] += 1.0
+            elif o == WHITE:
+                ownership[p] -= 1.0
+    if num_playouts > 0:
+        ownership /= num_playouts
+    return black_wins, white_wins, total_moves, ownership
+
+
+@njit(cache=True)
+def candidate_moves(colors_in, w, to_move, ko):
+    """Points (padded indices, ascending) where ``to_move`` may play and that are not its own eyes.
+
+    Simple ko is respected; superko is left to the caller's full check on the few it expands.
+    """
+    n = colors_in.shape[0]
+    colors = colors_in.copy()
+    head = np.empty(n, np.int32)
+    nxt = np.empty(n, np.int32)
+    libs = np.empty(n, np.int32)
+    size = np.empty(n, np.int32)
+    empties = np.empty(n, np.int32)
+    epos = np.empty(n, np.int32)
+    _init_strings(colors, w, head, nxt, libs, size, empties, epos)
+    out = np.empty(n, np.int32)
+    count = 0
+    for p in range(n):
+        if colors[p] == EMPTY and not _is_eye(colors, w, p, to_move):
+            if _is_legal(colors, w, head, libs, p, to_move, ko):
+                out[count] = p
+                count += 1
+    return out[:count]
