@@ -21,8 +21,14 @@ class RandomBot(Agent):
         colors = board._colors
         color = game_state.next_player.value
         candidates = [idx for idx in geo.on_board if colors[idx] == EMPTY]
-        self._rng.shuffle(candidates)
-        for idx in candidates:
+        randrange = self._rng.randrange
+        remaining = len(candidates)
+        while remaining:
+            # Draw without replacement by swapping the drawn point out of the live range.
+            i = randrange(remaining)
+            idx = candidates[i]
+            remaining -= 1
+            candidates[i] = candidates[remaining]
             # Cheap tests first; the full validity test (superko) only for the survivor.
             if _is_eye_index(colors, geo, idx, color) or board._is_suicide(color, idx):
                 continue

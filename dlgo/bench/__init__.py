@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m dlgo.bench playouts|mcts|selfplay --size N`` print JSON."""

@@ -1,0 +1,125 @@
+"""Benchmark entry point; every command prints one JSON object on stdout.
+
+    python -m dlgo.bench playouts --size 9     compiled random playouts (single process)
+    python -m dlgo.bench mcts --size 9         MCTS rounds per second from the empty board
+    python -m dlgo.bench selfplay --size 9     whole games of the Python RandomBot (rules core speed)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+
+def _machine() -> dict:
+    return {"python": platform.python_version(), "cpu_count": os.cpu_count(), "machine": platform.machine()}
+
+
+def bench_playouts(size: int, seconds: float, seed: int) -> dict:
+    from dlgo.goboard import GameState
+    from dlgo.playout import board_array, kernel
+
+    state = GameState.new_game(size)
+    colors = board_array(state)
+    w = size + 2
+    max_moves = 3 * size * size + 50
+    kernel.seed(seed)
+    kernel.playouts(colors, w, 1, 0, 7.5, 2, max_moves)  # compile / load the cache first
+    games = moves = black = 0
+    batch = 200 if size <= 9 else 50
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        b, _, m, _ = kernel.playouts(colors, w, 1, 0, 7.5, batch, max_moves)
+        games += batch
+        moves += m
+        black += b
+    elapsed = time.perf_counter() - start
+    return {
+        "benchmark": "playouts",
+        "board_size": size,
+        "playouts": games,
+        "seconds": round(elapsed, 3),
+        "playouts_per_second": round(games / elapsed, 1),
+        "moves_per_second": round(moves / elapsed, 1),
+        "average_moves_per_playout": round(moves / games, 1),
+        "black_win_rate_komi_7.5": round(black / games, 3),
+    }
+
+
+def bench_mcts(size: int, rounds: int, seed: int) -> dict:
+    from dlgo.goboard import GameState
+    from dlgo.mcts import MCTSAgent
+    from dlgo.search import SearchBudget
+
+    state = GameState.new_game(size)
+    agent = MCTSAgent(seed=seed)
+    agent.search(state, SearchBudget(max_visits=50))  # warm-up (numba cache)
+    # A mid-game position too: the tree gets deeper and rollouts shorter.
+    for _ in range(size * size // 4):
+        state = state.apply_move(agent.search(state, SearchBudget(max_visits=30)).best.move)
+    out = {"benchmark": "mcts", "board_size": size, "rounds": rounds}
+    for label, position in (("empty_board", GameState.new_game(size)), ("move_" + str(state.move_number), state)):
+        start = time.perf_counter()
+        result = agent.search(position, SearchBudget(max_visits=rounds))
+        elapsed = time.perf_counter() - start
+        out[label] = {"rounds_per_second": round(result.visits / elapsed, 1), "seconds": round(elapsed, 3)}
+    return out
+
+
+def bench_selfplay(size: int, games: int, seed: int) -> dict:
+    from dlgo.agent.naive import RandomBot
+    from dlgo.goboard import GameState
+
+    bot = RandomBot(seed=seed)
+    moves = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        state = GameState.new_game(size)
+        while not state.is_over():
+            state = state.apply_move(bot.select_move(state))
+            moves += 1
+    elapsed = time.perf_counter() - start
+    return {
+        "benchmark": "selfplay",
+        "board_size": size,
+        "games": games,
+        "games_per_second": round(games / elapsed, 2),
+        "moves_per_second": round(moves / elapsed, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m dlgo.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("playouts", help="compiled random playouts per second")
+    p.add_argument("--size", type=int, default=9)
+    p.add_argument("--seconds", type=float, default=5.0)
+    p.add_argument("--seed", type=int, default=1)
+    m = sub.add_parser("mcts", help="MCTS rounds per second")
+    m.add_argument("--size", type=int, default=9)
+    m.add_argument("--rounds", type=int, default=10000)
+    m.add_argument("--seed", type=int, default=1)
+    s = sub.add_parser("selfplay", help="Python RandomBot games per second")
+    s.add_argument("--size", type=int, default=9)
+    s.add_argument("--games", type=int, default=20)
+    s.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    if args.command == "playouts":
+        result = bench_playouts(args.size, args.seconds, args.seed)
+    elif args.command == "mcts":
+        result = bench_mcts(args.size, args.rounds, args.seed)
+    else:
+        result = bench_selfplay(args.size, args.games, args.seed)
+    result["machine"] = _machine()
+    json.dump(result, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,280 @@
+"""Monte Carlo tree search with random rollouts (book 4.5), rollouts in compiled code.
+
+Each round descends the tree with UCT ``w + c * sqrt(ln N / n)``, adds one child for a move
+not tried yet (picked uniformly at random), plays one random game from it with the compiled
+kernel and records the winner along the path. Candidate moves of a node are the legal plays that
+do not fill the mover's own eye, plus pass; superko is checked exactly when a child is added.
+
+End of game: passes when the opponent has passed and we win the count with dead stones
+removed, resigns below a win-rate threshold after a minimum number of moves (never as White in a
+handicap game before the threshold is much lower), and passes when nothing useful is left.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+import numpy as np
+
+from dlgo.deadstones import estimate_status
+from dlgo.goboard import GameState, Move
+from dlgo.gotypes import Player
+from dlgo.playout import kernel
+from dlgo.scoring import compute_game_result
+from dlgo.search import (
+    CandidateInfo,
+    ProgressCallback,
+    SearchAgent,
+    SearchBudget,
+    SearchResult,
+    lower_confidence_bound,
+)
+
+__all__ = ["MCTSNode", "MCTSAgent"]
+
+PASS = -1
+
+
+class MCTSNode:
+    """A tree node. ``wins`` count for the player who made ``move`` (the parent's mover)."""
+
+    __slots__ = ("game_state", "parent", "move", "children", "unvisited", "wins", "visits", "terminal_winner")
+
+    def __init__(self, game_state: GameState, parent: MCTSNode | None = None, move: Move | None = None):
+        self.game_state = game_state
+        self.parent = parent
+        self.move = move
+        self.children: list[MCTSNode] = []
+        self.wins = 0.0
+        self.visits = 0
+        # Untried moves are listed on the first expansion: most leaves are never expanded.
+        self.unvisited: list[int] | None = None
+        if game_state.is_over():
+            self.unvisited = []
+            w = game_state.winner()
+            self.terminal_winner = 0 if w is None else w.value
+        else:
+            self.terminal_winner = -1
+
+    def can_add_child(self) -> bool:
+        if self.unvisited is None:
+            state = self.game_state
+            board = state.board
+            cands = kernel.candidate_moves(
+                np.array(board._colors, dtype=np.int8),
+                board._geo.width,
+                state.next_player.value,
+                state.ko_point,
+            ).tolist()
+            cands.append(PASS)
+            random.shuffle(cands)
+            self.unvisited = cands
+        return bool(self.unvisited)
+
+    def winning_frac(self) -> float:
+        return self.wins / self.visits if self.visits else 0.0
+
+    def is_terminal(self) -> bool:
+        return self.terminal_winner >= 0
+
+    def add_random_child(self) -> MCTSNode | None:
+        """Pop untried moves until one is fully legal (superko); None if none is left."""
+        state = self.game_state
+        board = state.board
+        color = state.next_player.value
+        while self.can_add_child():
+            idx = self.unvisited.pop()
+            if idx == PASS:
+                move = Move.pass_turn()
+            elif state._violates_superko(color, idx):
+                continue
+            else:
+                move = Move.play(board._geo.points[idx])
+            child = MCTSNode(state.apply_move(move), self, move)
+            self.children.append(child)
+            return child
+        return None
+
+
+class MCTSAgent(SearchAgent):
+    """The book's MCTS agent (``num_rounds``, ``temperature`` = UCT c), with a clock and analysis.
+
+    ``select_by``: ``"visits"`` (robust child) or ``"winrate"`` (the book's choice).
+    """
+
+    def __init__(
+        self,
+        num_rounds: int = 2000,
+        temperature: float = 1.5,
+        select_by: str = "visits",
+        max_seconds: float | None = None,
+        resign_threshold: float = 0.1,
+        resign_min_move: int | None = None,
+        handicap_resign_threshold: float = 0.02,
+        pass_playouts: int = 400,
+        seed: int | None = None,
+    ) -> None:
+        if select_by not in ("visits", "winrate"):
+            raise ValueError("select_by must be 'visits' or 'winrate'")
+        self.num_rounds = num_rounds
+        self.temperature = temperature
+        self.select_by = select_by
+        self.max_seconds = max_seconds
+        self.resign_threshold = resign_threshold
+        self.resign_min_move = resign_min_move
+        self.handicap_resign_threshold = handicap_resign_threshold
+        self.pass_playouts = pass_playouts
+        self.last_result: SearchResult | None = None
+        if seed is not None:
+            random.seed(seed)
+            kernel.seed(seed)
+
+    def default_budget(self) -> SearchBudget:
+        return SearchBudget(max_visits=self.num_rounds, max_seconds=self.max_seconds)
+
+    # --- the search -----------------------------------------------------------------------
+    def select_child(self, node: MCTSNode) -> MCTSNode:
+        log_n = math.log(node.visits)
+        c = self.temperature
+        best, best_score = node.children[0], -1.0
+        for child in node.children:
+            n = child.visits
+            score = child.wins / n + c * math.sqrt(log_n / n)
+            if score > best_score:
+                best, best_score = child, score
+        return best
+
+    def _rollout(self, node: MCTSNode) -> int:
+        if node.terminal_winner >= 0:
+            return node.terminal_winner
+        state = node.game_state
+        board = state.board
+        winner, _ = kernel.playout(
+            np.array(board._colors, dtype=np.int8),
+            board._geo.width,
+            state.next_player.value,
+            state.ko_point,
+            float(state.komi),
+            3 * board.num_rows * board.num_cols + 50,
+        )
+        return winner
+
+    def _round(self, root: MCTSNode) -> None:
+        node = root
+        while node.terminal_winner < 0 and not node.can_add_child() and node.children:
+            node = self.select_child(node)
+        if node.terminal_winner < 0 and node.can_add_child():
+            child = node.add_random_child()
+            if child is not None:
+                node = child
+        winner = self._rollout(node)
+        while node is not None:
+            node.visits += 1
+            mover = node.game_state.next_player.other.value
+            if winner == mover:
+                node.wins += 1.0
+            elif winner == 0:
+                node.wins += 0.5
+            node = node.parent
+
+    def search(
+        self,
+        game_state: GameState,
+        budget: SearchBudget,
+        on_progress: ProgressCallback | None = None,
+        progress_interval: float = 0.5,
+    ) -> SearchResult:
+        budget.restart()
+        root = MCTSNode(game_state)
+        next_report = progress_interval
+        rounds = 0
+        while True:
+            # Check the clock every few rounds: a round takes tens of microseconds.
+            if rounds % 16 == 0 and budget.exhausted(rounds):
+                break
+            if budget.max_visits is not None and rounds >= budget.max_visits:
+                break
+            if root.terminal_winner >= 0 or (not root.can_add_child() and not root.children):
+                break
+            self._round(root)
+            rounds += 1
+            if on_progress is not None and rounds % 16 == 0 and budget.elapsed() >= next_report:
+                next_report = budget.elapsed() + progress_interval
+                on_progress(self._result(root, budget.elapsed()))
+        result = self._result(root, budget.elapsed())
+        self.last_result = result
+        return result
+
+    def _result(self, root: MCTSNode, elapsed: float) -> SearchResult:
+        children = [c for c in root.children if c.visits > 0]
+        if self.select_by == "visits":
+            children.sort(key=lambda c: (c.visits, c.winning_frac()), reverse=True)
+        else:
+            children.sort(key=lambda c: (c.winning_frac(), c.visits), reverse=True)
+        total = max(1, sum(c.visits for c in children))
+        candidates = []
+        for child in children:
+            pv = [child.move]
+            node = child
+            while node.children:
+                node = max(node.children, key=lambda c: c.visits)
+                pv.append(node.move)
+            candidates.append(
+                CandidateInfo(
+                    move=child.move,
+                    visits=child.visits,
+                    winrate=child.winning_frac(),
+                    prior=child.visits / total,
+                    lcb=lower_confidence_bound(child.wins, child.visits),
+                    pv=pv,
+                )
+            )
+        # Root value for the player to move = share of the root's rollouts its children won.
+        root_wr = sum(c.wins for c in children) / total if children else 0.5
+        return SearchResult(candidates=candidates, visits=root.visits, winrate=root_wr, elapsed=elapsed)
+
+    # --- the decision ---------------------------------------------------------------------
+    def select_move(self, game_state: GameState) -> Move:
+        if game_state.is_over():
+            return Move.pass_turn()
+        last = game_state.last_move
+        if last is not None and last.is_pass and self._wins_count(game_state):
+            return Move.pass_turn()
+        result = self.search(game_state, self.default_budget())
+        best = result.best
+        if best is None:
+            return Move.pass_turn()
+        if self._should_resign(game_state, best.winrate):
+            return Move.resign()
+        return best.move
+
+    def _wins_count(self, game_state: GameState) -> bool:
+        """Would we win if the game ended now, with dead stones taken off?"""
+        status = estimate_status(game_state, self.pass_playouts)
+        return compute_game_result(game_state, status.dead_stones()).winner == game_state.next_player
+
+    def _should_resign(self, game_state: GameState, winrate: float) -> bool:
+        board = game_state.board
+        min_move = self.resign_min_move
+        if min_move is None:
+            min_move = board.num_rows * board.num_cols // 4
+        if game_state.move_number < min_move:
+            return False
+        threshold = self.resign_threshold
+        if game_state.next_player is Player.white and _is_handicap_game(game_state):
+            threshold = self.handicap_resign_threshold
+        return winrate < threshold
+
+
+def _is_handicap_game(game_state: GameState) -> bool:
+    root = game_state.root()
+    return root.next_player is Player.white and any(True for _ in root.board.stones())
+
+
+def timed_rounds(agent: MCTSAgent, game_state: GameState, rounds: int) -> float:
+    """Rounds per second of one search (used by the benchmark)."""
+    start = time.perf_counter()
+    agent.search(game_state, SearchBudget(max_visits=rounds))
+    return rounds / (time.perf_counter() - start)

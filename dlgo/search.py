@@ -1,0 +1,105 @@
+"""What every search agent shares: a budget to stop on and one result type for analysis.
+
+MCTS with rollouts, AlphaGo-style search and Zero search all return a ``SearchResult``, so the
+GTP engine prints analysis (Leela Zero, KataGo, GoGui formats) for any of them.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dlgo.agent.base import Agent
+from dlgo.goboard import GameState, Move
+
+__all__ = ["SearchBudget", "CandidateInfo", "SearchResult", "SearchAgent", "ProgressCallback", "lower_confidence_bound"]
+
+
+@dataclass
+class SearchBudget:
+    """When a search stops: whichever of visits, seconds or the stop event comes first.
+
+    ``None`` for both visits and seconds means "until stopped" (analysis mode).
+    """
+
+    max_visits: int | None = None
+    max_seconds: float | None = None
+    stop: threading.Event | None = None
+
+    def __post_init__(self) -> None:
+        self._start = time.monotonic()
+
+    def restart(self) -> None:
+        self._start = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self._start
+
+    def exhausted(self, visits: int) -> bool:
+        if self.max_visits is not None and visits >= self.max_visits:
+            return True
+        if self.stop is not None and self.stop.is_set():
+            return True
+        return self.max_seconds is not None and self.elapsed() >= self.max_seconds
+
+
+@dataclass
+class CandidateInfo:
+    """One root move. ``winrate``/``lcb`` are for the player to move at the root, in [0, 1]."""
+
+    move: Move
+    visits: int
+    winrate: float
+    prior: float = 0.0
+    lcb: float = 0.0
+    pv: list[Move] = field(default_factory=list)
+    score_lead: float | None = None
+
+
+@dataclass
+class SearchResult:
+    candidates: list[CandidateInfo]  # best first
+    visits: int  # root visits
+    winrate: float  # value of the root for the player to move
+    elapsed: float
+    # Mean final owner per point, rows from the top, +1 black / -1 white (None if not computed).
+    ownership: np.ndarray | None = None
+
+    @property
+    def best(self) -> CandidateInfo | None:
+        return self.candidates[0] if self.candidates else None
+
+
+ProgressCallback = Callable[[SearchResult], None]
+
+
+def lower_confidence_bound(wins: float, visits: int, z: float = 1.96) -> float:
+    """Wilson lower bound of a win rate: what ``lcb`` in analysis output means."""
+    if visits == 0:
+        return 0.0
+    p = wins / visits
+    denom = 1 + z * z / visits
+    centre = p + z * z / (2 * visits)
+    margin = z * math.sqrt(p * (1 - p) / visits + z * z / (4 * visits * visits))
+    return max(0.0, (centre - margin) / denom)
+
+
+class SearchAgent(Agent):
+    """An agent that searches; ``search`` is what the engine calls for moves and analysis."""
+
+    def search(
+        self,
+        game_state: GameState,
+        budget: SearchBudget,
+        on_progress: ProgressCallback | None = None,
+        progress_interval: float = 0.5,
+    ) -> SearchResult:
+        raise NotImplementedError
+
+    def default_budget(self) -> SearchBudget:
+        raise NotImplementedError

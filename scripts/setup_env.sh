@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Create .venv (Python 3.11+) and install the project into it; all output goes to stderr so
+# that scripts which start the engine keep stdout for GTP. Usage: scripts/setup_env.sh [extras]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+extras="${1:-}"
+python="${PYTHON:-python3}"
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "error: Python 3.11 or newer is needed (set PYTHON=/path/to/python3.11)" >&2
+    exit 1
+fi
+if [ ! -x .venv/bin/python ]; then
+    "$python" -m venv .venv >&2
+fi
+stamp=".venv/.installed${extras:+-$extras}"
+# Reinstall only when the metadata changed since the last install.
+if [ ! -f "$stamp" ] || [ setup.cfg -nt "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    .venv/bin/python -m pip install --quiet --upgrade pip >&2
+    .venv/bin/python -m pip install --quiet -e ".${extras:+[$extras]}" >&2
+    touch "$stamp"
+fi
