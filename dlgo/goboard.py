@@ -85,9 +85,7 @@ class Geometry:
         self.diagonals: list[tuple[int, ...]] = [()] * self.padded_size
         self.off_board_diagonals = [0] * self.padded_size
         for idx in self.on_board:
-            self.neighbors[idx] = tuple(
-                n for n in (idx - w, idx + w, idx - 1, idx + 1) if self.template[n] == EMPTY
-            )
+            self.neighbors[idx] = tuple(n for n in (idx - w, idx + w, idx - 1, idx + 1) if self.template[n] == EMPTY)
             diags = [d for d in (idx - w - 1, idx - w + 1, idx + w - 1, idx + w + 1)]
             self.diagonals[idx] = tuple(d for d in diags if self.template[d] == EMPTY)
             self.off_board_diagonals[idx] = 4 - len(self.diagonals[idx])
@@ -99,7 +97,7 @@ class Geometry:
         return 1 <= point.row <= self.num_rows and 1 <= point.col <= self.num_cols
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def geometry(num_rows: int, num_cols: int) -> Geometry:
     if not (MIN_SIZE <= num_rows <= MAX_SIZE and MIN_SIZE <= num_cols <= MAX_SIZE):
         raise ValueError(f"board size {num_rows}x{num_cols} outside {MIN_SIZE}..{MAX_SIZE}")
@@ -265,7 +263,6 @@ class Board:
             elif libs == 1:
                 return False  # captures
         return True
-
 
     def _hash_after(self, color: int, idx: int) -> int:
         """The board hash after ``color`` plays at ``idx`` (captures included), without copying."""
@@ -452,9 +449,7 @@ class GameState:
         moves = [
             Move(pts[idx])
             for idx in board._geo.on_board
-            if colors[idx] == EMPTY
-            and not board._is_suicide(color, idx)
-            and not self._violates_superko(color, idx)
+            if colors[idx] == EMPTY and not board._is_suicide(color, idx) and not self._violates_superko(color, idx)
         ]
         moves.append(Move.pass_turn())
         if include_resign:

@@ -60,8 +60,10 @@ def free_handicap_points(size: int, stones: int) -> list[Point]:
 
     taken = set(chosen)
     while len(chosen) < stones:
-        best = max((Point(r, c) for r in range(1, size + 1) for c in range(1, size + 1) if Point(r, c) not in taken),
-                   key=preference)
+        best = max(
+            (Point(r, c) for r in range(1, size + 1) for c in range(1, size + 1) if Point(r, c) not in taken),
+            key=preference,
+        )
         chosen.append(best)
         taken.add(best)
     return chosen

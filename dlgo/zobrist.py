@@ -40,7 +40,7 @@ class ZobristTable:
         return self.stone[player.value][idx]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def zobrist_table(num_rows: int, num_cols: int) -> ZobristTable:
     return ZobristTable(num_rows, num_cols)
 

@@ -1,8 +1,8 @@
 """Benchmark entry point; every command prints one JSON object on stdout.
 
-    python -m dlgo.bench playouts --size 9     compiled random playouts (single process)
-    python -m dlgo.bench mcts --size 9         MCTS rounds per second from the empty board
-    python -m dlgo.bench selfplay --size 9     whole games of the Python RandomBot (rules core speed)
+python -m dlgo.bench playouts --size 9     compiled random playouts (single process)
+python -m dlgo.bench mcts --size 9         MCTS rounds per second from the empty board
+python -m dlgo.bench selfplay --size 9     whole games of the Python RandomBot (rules core speed)
 """
 
 from __future__ import annotations
@@ -93,8 +93,9 @@ def bench_selfplay(size: int, games: int, seed: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dlgo.bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m dlgo.bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("playouts", help="compiled random playouts per second")
     p.add_argument("--size", type=int, default=9)

@@ -240,12 +240,17 @@ class MCTSAgent(SearchAgent):
         if game_state.is_over():
             return Move.pass_turn()
         last = game_state.last_move
-        if last is not None and last.is_pass and self._wins_count(game_state):
+        opponent_passed = last is not None and last.is_pass
+        if opponent_passed and self._wins_count(game_state):
             return Move.pass_turn()
         result = self.search(game_state, self.default_budget())
-        best = result.best
-        if best is None:
+        candidates = result.candidates
+        if opponent_passed:
+            # A pass now ends the game with a lost count: play on whatever the search says.
+            candidates = [c for c in candidates if not c.move.is_pass]
+        if not candidates:
             return Move.pass_turn()
+        best = candidates[0]
         if self._should_resign(game_state, best.winrate):
             return Move.resign()
         return best.move

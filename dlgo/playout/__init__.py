@@ -74,5 +74,6 @@ def estimate_ownership(game_state: GameState, num_playouts: int = 200) -> Owners
         _max_moves(game_state),
     )
     decided = max(1, num_playouts)
-    return Ownership((black + 0.5 * (num_playouts - black - white)) / decided, num_playouts, own,
-                     board.num_rows, board.num_cols)
+    return Ownership(
+        (black + 0.5 * (num_playouts - black - white)) / decided, num_playouts, own, board.num_rows, board.num_cols
+    )
