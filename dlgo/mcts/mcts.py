@@ -251,9 +251,25 @@ class MCTSAgent(SearchAgent):
         if not candidates:
             return Move.pass_turn()
         best = candidates[0]
+        if best.move.is_pass:
+            best = self._pass_or_play(candidates, result.visits)
         if self._should_resign(game_state, best.winrate):
             return Move.resign()
         return best.move
+
+    @staticmethod
+    def _pass_or_play(candidates: list[CandidateInfo], root_visits: int) -> CandidateInfo:
+        """Keep a pass that the search clearly prefers; otherwise play the best real move.
+
+        With few visits per move every candidate gets one or two rollouts, and a lucky pass
+        would end the game (or hand over a move) while it is undecided.
+        """
+        pass_info = candidates[0]
+        plays = [c for c in candidates if not c.move.is_pass]
+        if not plays:
+            return pass_info
+        clearly_best = pass_info.visits >= max(10, root_visits // 10) and pass_info.winrate > plays[0].winrate
+        return pass_info if clearly_best else plays[0]
 
     def _wins_count(self, game_state: GameState) -> bool:
         """Would we win if the game ended now, with dead stones taken off?"""
