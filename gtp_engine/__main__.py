@@ -1,0 +1,114 @@
+"""Command line: ``python -m gtp_engine --config FILE [--set key=value ...]`` (also ``dlgo-gtp``).
+
+Speaks GTP on stdin/stdout. Before anything else, file descriptor 1 is moved aside for GTP
+responses and pointed at stderr, so nothing else (library prints, C extensions, TensorFlow's
+banners) can ever reach the controller. A bad config is one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import re
+import sys
+from collections.abc import Sequence
+
+from gtp_engine.config import ConfigError, load_config
+
+__all__ = ["main"]
+
+_CHAT_WORDS = re.compile(r"(DISCUSSION|MALKOVICH|MAIN):")
+
+
+class _NoChatFilter(logging.Filter):
+    """gtp2ogs turns stderr lines containing ``MAIN:`` and friends into chat: not for logs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if _CHAT_WORDS.search(message):
+            record.msg = _CHAT_WORDS.sub(r"\1 :", message)
+            record.args = None
+        return True
+
+
+def _setup_logging(level: str, path: str) -> None:
+    root = logging.getLogger()
+    root.handlers.clear()
+    root.setLevel(level.upper())
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if path:
+        handlers.append(logging.FileHandler(path, encoding="utf-8"))
+    for handler in handlers:
+        handler.setFormatter(fmt)
+        handler.addFilter(_NoChatFilter())
+        root.addHandler(handler)
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="dlgo-gtp",
+        description="The dlgo Go engine speaking GTP on stdin/stdout.",
+    )
+    parser.add_argument("--config", metavar="FILE", help="TOML config (default: built-in defaults)")
+    parser.add_argument(
+        "--set",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="override a config key, e.g. --set mcts.rounds=5000 (repeatable)",
+    )
+    return parser.parse_args(argv)
+
+
+def _reserve_stdout() -> object:
+    """A private binary stream on the original stdout; fd 1 and sys.stdout then go to stderr."""
+    sys.stdout.flush()
+    gtp_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(gtp_fd, "wb")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parse_args(argv)
+    try:
+        config = load_config(args.config, args.set)
+    except ConfigError as e:
+        print(f"dlgo-gtp: config error: {e}", file=sys.stderr)
+        return 2
+    log_file = config.resolve_path(config.get("log.file"))
+    try:
+        _setup_logging(config.get("log.level"), log_file)
+    except OSError as e:
+        print(
+            f"dlgo-gtp: config error: {args.config or 'defaults'}: log.file: cannot open {log_file}: {e}",
+            file=sys.stderr,
+        )
+        return 2
+
+    gtp_out = _reserve_stdout()
+    from gtp_engine.channel import Channel, OutputClosed
+    from gtp_engine.engine import Engine
+
+    channel = Channel(sys.stdin.buffer, gtp_out)
+    engine = Engine(config, channel)
+    log = logging.getLogger("gtp_engine")
+    log.info("ready: agent %s, config %s", config.agent_name(), config.path or "defaults")
+    try:
+        return engine.run()
+    except OutputClosed:
+        log.info("the controller closed our output")
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        try:
+            gtp_out.close()
+        except OSError:
+            pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""Time controls and the per-move thinking budget.
+
+Systems: none, absolute, Canadian (also "simple": ``time_settings 0 PER_MOVE 1``), byo-yomi
+(KGS convention: in ``time_left`` the stones argument is the number of periods left), Fischer
+and Fischer-capped. :class:`Clock` keeps both players' clocks as the controller reports them
+(``time_left``) and, when it does not, as the engine counts them itself.
+
+:func:`move_budget` turns a clock into seconds for one move in the style of KataGo and Leela
+Zero: the time that may be spent (clock minus a lag buffer) is shared by the moves we still
+expect to play (estimated from the empty area, with a floor), weighted towards the middle game,
+cut after the opponent passes or when the result is clear. In overtime a move gets its share of
+the period. The budget never exceeds what is left on the clock minus the lag buffer (inside the
+buffer it is the minimum search), so the engine does not lose on time as long as the lag buffer
+covers the time spent outside the search.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from dlgo.gotypes import Player
+
+__all__ = ["TimeControl", "PlayerClock", "Clock", "BudgetSettings", "move_budget", "game_phase_weight"]
+
+SYSTEMS = ("none", "absolute", "canadian", "byoyomi", "fischer")
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """One time system. ``period`` is the Canadian/byo-yomi period or the Fischer increment;
+    ``stones`` is Canadian stones per period or the number of byo-yomi periods."""
+
+    system: str = "none"
+    main: float = 0.0
+    period: float = 0.0
+    stones: int = 0
+    main_cap: float | None = None  # Fischer-capped: the clock never grows past this
+    move_cap: float | None = None  # Fischer-capped: the most one move may take
+
+    def __post_init__(self) -> None:
+        if self.system not in SYSTEMS:
+            raise ValueError(f"unknown time system {self.system!r}")
+
+    @classmethod
+    def from_gtp(cls, main: float, byo_yomi: float, stones: int) -> TimeControl:
+        """``time_settings`` (GTP 2): byo-yomi time 0 is absolute time; byo-yomi time > 0 with
+        0 stones means no limit; else Canadian."""
+        if byo_yomi > 0 and stones == 0:
+            return cls("none")
+        if byo_yomi == 0:
+            return cls("none") if main == 0 else cls("absolute", main)
+        return cls("canadian", main, byo_yomi, stones)
+
+    def describe(self) -> str:
+        if self.system == "none":
+            return "no time limit"
+        if self.system == "absolute":
+            return f"absolute {self.main:g} s"
+        if self.system == "canadian":
+            return f"canadian {self.main:g} s + {self.stones} stones in {self.period:g} s"
+        if self.system == "byoyomi":
+            return f"byo-yomi {self.main:g} s + {self.stones} x {self.period:g} s"
+        text = f"fischer {self.main:g} s + {self.period:g} s per move"
+        if self.main_cap is not None:
+            text += f", capped at {self.main_cap:g} s"
+        if self.move_cap is not None:
+            text += f", at most {self.move_cap:g} s per move"
+        return text
+
+
+@dataclass
+class PlayerClock:
+    """One player's clock in GTP's terms: ``time`` left on the current clock (main time, or the
+    current period in overtime) and ``stones`` (0 in main time; Canadian: stones left in the
+    period; byo-yomi: periods left)."""
+
+    time: float = 0.0
+    stones: int = 0
+
+    @property
+    def in_overtime(self) -> bool:
+        return self.stones > 0
+
+
+def _fresh_clock(control: TimeControl) -> PlayerClock:
+    if control.system in ("canadian", "byoyomi") and control.main <= 0:
+        return PlayerClock(control.period, control.stones)
+    return PlayerClock(control.main, 0)
+
+
+@dataclass
+class Clock:
+    """Both players' clocks under one time control."""
+
+    control: TimeControl = field(default_factory=TimeControl)
+    clocks: dict[Player, PlayerClock] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.clocks:
+            self.reset()
+
+    def set_control(self, control: TimeControl) -> None:
+        self.control = control
+        self.reset()
+
+    def reset(self) -> None:
+        self.clocks = {p: _fresh_clock(self.control) for p in Player}
+
+    def time_left(self, player: Player, time: float, stones: int) -> None:
+        """What the controller reports (``time_left``)."""
+        if self.control.system in ("absolute", "fischer", "none"):
+            stones = 0
+        self.clocks[player] = PlayerClock(float(time), int(stones))
+
+    def spend(self, player: Player, seconds: float) -> None:
+        """Count ``seconds`` used for one move ourselves (until the controller reports again)."""
+        c, clock = self.control, self.clocks[player]
+        if c.system == "none":
+            return
+        if c.system == "absolute":
+            clock.time -= seconds
+        elif c.system == "fischer":
+            clock.time = clock.time - seconds + c.period
+            if c.main_cap is not None:
+                clock.time = min(clock.time, c.main_cap)
+        elif c.system == "canadian":
+            if not clock.in_overtime:
+                clock.time -= seconds
+                if clock.time < 0 and c.stones > 0:
+                    clock.time += c.period
+                    clock.stones = c.stones
+                return
+            clock.time -= seconds
+            clock.stones -= 1
+            if clock.stones <= 0:
+                clock.time, clock.stones = c.period, c.stones
+        elif c.system == "byoyomi":
+            if not clock.in_overtime:
+                clock.time -= seconds
+                if clock.time >= 0 or c.stones <= 0:
+                    return
+                over, clock.time, clock.stones = -clock.time, c.period, c.stones
+            else:
+                over = seconds
+            while over > clock.time and clock.stones > 1:
+                over -= clock.time
+                clock.stones -= 1
+                clock.time = c.period
+            if over > clock.time:
+                clock.time -= over  # flag fell
+            else:
+                clock.time = c.period  # the period starts again at the next move
+
+
+@dataclass(frozen=True)
+class BudgetSettings:
+    lag_buffer: float = 1.0
+    min_moves_left: int = 10
+    moves_left_factor: float = 0.4
+    minimum: float = 0.02
+    move_overhead: float = 0.05  # time each move costs outside the search (reserved for future moves)
+    max_seconds: float = 0.0  # 0: no cap
+    default_seconds: float = 0.0  # without a clock; 0: no time limit (visits only)
+
+
+def game_phase_weight(empty: int, points: int) -> float:
+    """Relative time per move by game phase: 0.7 on an empty board, 1.5 at about a third filled,
+    back to 1.0 from 70% filled on."""
+    filled = 1.0 - empty / max(1, points)
+    if filled >= 0.7:
+        return 1.0
+    if filled <= 0.35:
+        return 0.7 + 0.8 * math.sin(0.5 * math.pi * filled / 0.35)
+    return 1.0 + 0.5 * math.cos(0.5 * math.pi * (filled - 0.35) / 0.35)
+
+
+def move_budget(
+    control: TimeControl,
+    clock: PlayerClock,
+    settings: BudgetSettings,
+    empty: int,
+    points: int,
+    opponent_passed: bool = False,
+    clear_result: bool = False,
+) -> float | None:
+    """Seconds to think about the next move, or None for no time limit at all."""
+    if control.system == "none":
+        seconds = settings.default_seconds
+        if settings.max_seconds > 0:
+            seconds = min(seconds, settings.max_seconds) if seconds > 0 else settings.max_seconds
+        return seconds if seconds > 0 else None
+
+    lag = settings.lag_buffer
+    moves_left = max(float(settings.min_moves_left), settings.moves_left_factor * empty)
+    weight = game_phase_weight(empty, points)
+    if opponent_passed:
+        weight *= 0.3
+    if clear_result:
+        weight *= 0.5
+    t = max(0.0, clock.time)
+    available = t - lag  # what may be spent on this move at most, if nothing else
+    # Time that is not renewed must also pay for the overhead of every move still to come.
+    shared = available - (moves_left - 1) * settings.move_overhead
+    stones = max(1, clock.stones)
+
+    if control.system == "absolute":
+        budget = weight * shared / moves_left
+        cap = available
+    elif control.system == "fischer":
+        budget = weight * shared / moves_left + 0.8 * control.period
+        cap = available
+        if control.main_cap is not None:
+            wasted = t + control.period - control.main_cap  # would be cut off by the cap anyway
+            budget = max(budget, wasted)
+        if control.move_cap is not None and control.move_cap >= 0:
+            cap = min(cap, control.move_cap - lag)
+    elif control.system == "canadian":
+        share = (control.period - lag) / control.stones if control.stones > 0 else 0.0
+        if clock.in_overtime:
+            budget = weight * available / stones
+            cap = available / stones
+        else:
+            budget = weight * shared / moves_left + 0.5 * max(0.0, share)
+            cap = max(0.0, available) + 0.9 * max(0.0, share)
+    else:  # byoyomi
+        period_free = control.period - lag if control.stones > 0 else 0.0
+        if clock.in_overtime:
+            budget = 0.9 * available if weight >= 1.0 else weight * available
+            cap = available
+        else:
+            budget = weight * shared / moves_left + 0.5 * max(0.0, period_free)
+            cap = max(0.0, available) + 0.9 * max(0.0, period_free)
+
+    if cap <= 0 or budget <= 0:
+        # Inside the lag buffer: answer as fast as a search can; the buffer pays for the overhead.
+        return settings.minimum
+    budget = min(budget, cap)
+    if settings.max_seconds > 0:
+        budget = min(budget, settings.max_seconds)
+    return max(settings.minimum, budget)

@@ -1,0 +1,312 @@
+"""Engine configuration: a TOML file plus ``--set key=value`` overrides, checked at start-up.
+
+Layout (every key is optional; ``configs/default.toml`` documents each one)::
+
+    agent = "mcts"              # the agent for every board size without its own entry
+    [mcts]                      # parameters of each agent, one table per agent name
+    rounds = 3000
+    [time]  [resign]  [pass]  [scoring]  [analysis]  [engine]  [log]
+    [size.9]                    # per board size: any key above except engine and log
+    agent = "zero"
+    [size.9.zero]
+    model = "weights/zero9.keras"
+
+Unknown keys, wrong types and out-of-range values raise :class:`ConfigError` whose message
+names the file (or ``--set``) and the dotted key; ``__main__`` prints it as one line on stderr.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dlgo.goboard import MAX_SIZE, MIN_SIZE
+from gtp_engine import agents
+from gtp_engine.agents import Param
+
+__all__ = ["ConfigError", "Config", "SCHEMA", "load_config", "SIZE_SECTIONS", "describe_schema"]
+
+
+class ConfigError(ValueError):
+    """A bad config file or override; the message names the source and the key."""
+
+
+_LEVELS = ("debug", "info", "warning", "error", "critical")
+
+# Tables that are the same for every agent. Agent tables come from the registry.
+SCHEMA: dict[str, dict[str, Param]] = {
+    "engine": {
+        "name": Param(str, "dlgo", "what `name` answers"),
+        "board_size": Param(int, 19, "board size at start-up (until `boardsize`)", minimum=MIN_SIZE, maximum=MAX_SIZE),
+        "komi": Param(float, 7.5, "komi at start-up (until `komi`)"),
+        "preload": Param(bool, False, "build the agent in the background at start-up instead of at the first genmove"),
+    },
+    "time": {
+        "default_seconds": Param(float, 5.0, "seconds per move when no clock is set; 0 = visits only", minimum=0.0),
+        "max_seconds": Param(
+            float, 60.0, "never think longer than this per move, clock or not; 0 = no cap", minimum=0.0
+        ),
+        "lag_buffer": Param(float, 1.0, "seconds kept back from every clock for network and process lag", minimum=0.0),
+        "min_moves_left": Param(int, 10, "the clock is shared by at least this many more moves of ours", minimum=1),
+        "moves_left_factor": Param(float, 0.4, "our moves left ~= this x empty points", minimum=0.01),
+        "minimum_seconds": Param(float, 0.02, "the shortest search when the clock is nearly out", minimum=0.001),
+        "move_overhead": Param(
+            float, 0.05, "seconds each future move costs besides its search (kept back from main time)", minimum=0.0
+        ),
+    },
+    "resign": {
+        "enabled": Param(bool, True, "resign at all"),
+        "threshold": Param(float, 0.1, "resign when the best move's win rate is below this", minimum=0.0, maximum=1.0),
+        "min_move": Param(
+            int, 0, "never resign before this move number; 0 = a quarter of the board's points", minimum=0
+        ),
+        "handicap_threshold": Param(float, 0.02, "threshold for White in a handicap game", minimum=0.0, maximum=1.0),
+        "handicap_min_move": Param(
+            int, 0, "never resign as White in a handicap game before this move; 0 = half the board's points", minimum=0
+        ),
+    },
+    "pass": {
+        "playouts": Param(int, 400, "playouts of the dead-stone estimate behind pass decisions", minimum=10),
+        "only_when_settled": Param(
+            bool, True, "never pass while neutral points (dame) are left to fill, unless the opponent passed"
+        ),
+    },
+    "scoring": {
+        "playouts": Param(
+            int, 1000, "playouts of the dead-stone estimate for final_score/final_status_list", minimum=10
+        ),
+        "seed": Param(int, 1, "seed of that estimate (the same position always scores the same)", minimum=0),
+    },
+    "analysis": {
+        "max_visits": Param(
+            int,
+            100000,
+            "analysis (lz-analyze ...) stops searching after this many visits (MCTS keeps about 5 KB per visit)",
+            minimum=1,
+        ),
+        "ownership_playouts": Param(int, 400, "playouts behind the ownership map of analysis", minimum=10),
+        "visits": Param(int, 5000, "visits of the one-shot GoGui analysis commands", minimum=1),
+        "seconds": Param(float, 5.0, "seconds limit of the one-shot GoGui analysis commands", minimum=0.0),
+    },
+    "log": {
+        "level": Param(str, "warning", "logging level on stderr", choices=_LEVELS),
+        "file": Param(str, "", "also log (at the same level) to this file; relative to the config file"),
+    },
+}
+
+# Tables a [size.N] table may override.
+SIZE_SECTIONS = ("time", "resign", "pass", "scoring", "analysis")
+
+
+def _agent_params(name: str) -> dict[str, Param]:
+    return agents.get(name).params
+
+
+def _check_value(key: str, param: Param, value: Any) -> Any:
+    kind = param.type
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"{key}: expected true or false, got {value!r}")
+    elif kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{key}: expected an integer, got {value!r}")
+    elif kind is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{key}: expected a number, got {value!r}")
+        value = float(value)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"{key}: expected a finite number, got {value!r}")
+    elif kind is str:
+        if not isinstance(value, str):
+            raise ValueError(f"{key}: expected a string, got {value!r}")
+    if param.choices is not None and value not in param.choices:
+        raise ValueError(f"{key}: expected one of {', '.join(map(str, param.choices))}, got {value!r}")
+    if param.minimum is not None and value < param.minimum:
+        raise ValueError(f"{key}: must be at least {param.minimum:g}, got {value!r}")
+    if param.maximum is not None and value > param.maximum:
+        raise ValueError(f"{key}: must be at most {param.maximum:g}, got {value!r}")
+    return value
+
+
+def _check_table(prefix: str, schema: Mapping[str, Param], table: Any) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise ValueError(f"{prefix}: expected a table")
+    out = {}
+    for key, value in table.items():
+        dotted = f"{prefix}.{key}"
+        if key not in schema:
+            raise ValueError(f"unknown key '{dotted}'")
+        out[key] = _check_value(dotted, schema[key], value)
+    return out
+
+
+def _check_agent_name(key: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{key}: expected a string, got {value!r}")
+    if value not in agents.REGISTRY:
+        raise ValueError(f"{key}: unknown agent {value!r} (known: {', '.join(agents.names())})")
+    return value
+
+
+def _check_level(prefix: str, data: Mapping[str, Any], top: bool) -> dict[str, Any]:
+    """Validate one level (top level or a [size.N] table); returns the checked partial dict."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if key == "agent":
+            out[key] = _check_agent_name(dotted, value)
+        elif key in agents.REGISTRY:
+            out[key] = _check_table(dotted, _agent_params(key), value)
+        elif key in SCHEMA and (top or key in SIZE_SECTIONS):
+            out[key] = _check_table(dotted, SCHEMA[key], value)
+        elif key == "size" and top:
+            if not isinstance(value, dict):
+                raise ValueError("size: expected tables like [size.19]")
+            sizes = {}
+            for size_key, sub in value.items():
+                if not (str(size_key).isdigit() and MIN_SIZE <= int(size_key) <= MAX_SIZE):
+                    raise ValueError(f"unknown key 'size.{size_key}' (board sizes are {MIN_SIZE}..{MAX_SIZE})")
+                if not isinstance(sub, dict):
+                    raise ValueError(f"size.{size_key}: expected a table")
+                sizes[int(size_key)] = _check_level(f"size.{size_key}.", sub, top=False)
+            out[key] = sizes
+        else:
+            raise ValueError(f"unknown key '{dotted}'")
+    return out
+
+
+def _merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _defaults() -> dict[str, Any]:
+    out: dict[str, Any] = {"agent": "mcts"}
+    for section, schema in SCHEMA.items():
+        out[section] = {k: p.default for k, p in schema.items()}
+    for name, agent_type in agents.REGISTRY.items():
+        out[name] = {k: p.default for k, p in agent_type.params.items()}
+    out["size"] = {}
+    return out
+
+
+def _parse_override(text: str) -> dict[str, Any]:
+    """``a.b.c=value`` -> {"a": {"b": {"c": value}}}; value is TOML when it parses, else a string."""
+    if "=" not in text:
+        raise ValueError(f"expected key=value, got {text!r}")
+    key, raw = text.split("=", 1)
+    key = key.strip()
+    parts = key.split(".")
+    if not key or any(not p for p in parts):
+        raise ValueError(f"bad key {key!r}")
+    raw = raw.strip()
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    nested: dict[str, Any] = {parts[-1]: value}
+    for part in reversed(parts[:-1]):
+        nested = {part: nested}
+    return nested
+
+
+class Config:
+    """Checked settings; ``section(name, size)`` gives one table with the size's overrides applied."""
+
+    def __init__(self, data: dict[str, Any], path: str | None = None) -> None:
+        self.path = path
+        self._data = data
+
+    @property
+    def base_dir(self) -> str:
+        return os.path.dirname(os.path.abspath(self.path)) if self.path else os.getcwd()
+
+    def resolve_path(self, value: str) -> str:
+        """A file named in the config, relative to the config file's folder."""
+        if not value:
+            return value
+        value = os.path.expanduser(value)
+        return value if os.path.isabs(value) else os.path.join(self.base_dir, value)
+
+    def section(self, name: str, size: int | None = None) -> dict[str, Any]:
+        table = dict(self._data.get(name, {}))
+        if size is not None:
+            table.update(self._data["size"].get(size, {}).get(name, {}))
+        return table
+
+    def get(self, dotted: str, size: int | None = None) -> Any:
+        section, key = dotted.split(".", 1)
+        return self.section(section, size)[key]
+
+    def agent_name(self, size: int | None = None) -> str:
+        if size is not None:
+            override = self._data["size"].get(size, {}).get("agent")
+            if override is not None:
+                return override
+        return self._data["agent"]
+
+    def agent_for_size(self, size: int) -> tuple[str, dict[str, Any]] | None:
+        """(agent name, its parameters) that plays ``size``, or None if none can.
+
+        The size's own agent when it has one and supports the size, else the top-level agent.
+        """
+        for name in dict.fromkeys((self.agent_name(size), self.agent_name())):
+            params = self.section(name, size)
+            if agents.get(name).supports_size(params, size):
+                return name, params
+        return None
+
+    def agent_names_in_use(self) -> list[str]:
+        used = [self._data["agent"]]
+        used += [sub["agent"] for sub in self._data["size"].values() if "agent" in sub]
+        return list(dict.fromkeys(used))
+
+    def as_dict(self) -> dict[str, Any]:
+        return copy.deepcopy(self._data)
+
+
+def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Config:
+    """Read and check ``path`` (None: defaults only), then apply ``overrides`` in order."""
+    data = _defaults()
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                raw = tomllib.load(f)
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from e
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{path}: not valid TOML: {e}") from e
+        try:
+            data = _merge(data, _check_level("", raw, top=True))
+        except ValueError as e:
+            raise ConfigError(f"{path}: {e}") from e
+    for text in overrides:
+        try:
+            data = _merge(data, _check_level("", _parse_override(text), top=True))
+        except ValueError as e:
+            raise ConfigError(f"--set {text}: {e}") from e
+    config = Config(data, path)
+    source = path or "defaults"
+    for name in config.agent_names_in_use():
+        reason = agents.get(name).unavailable
+        if reason:
+            raise ConfigError(f"{source}: {reason}")
+    return config
+
+
+def describe_schema() -> list[tuple[str, Param]]:
+    """Every key with its Param, dotted, for documentation and ``gomill-describe_engine``."""
+    out: list[tuple[str, Param]] = []
+    for section, schema in SCHEMA.items():
+        out += [(f"{section}.{k}", p) for k, p in schema.items()]
+    for name, agent_type in agents.REGISTRY.items():
+        out += [(f"{name}.{k}", p) for k, p in agent_type.params.items()]
+    return out

@@ -1,0 +1,154 @@
+"""The game an engine session plays: position, move history for ``undo``, setup and handicap.
+
+GTP lets a controller play either colour at any time (``play b`` twice sets up a position,
+``genmove w`` when Black is to move). :func:`position_for` gives the position with a chosen
+player to move while keeping the whole history (superko), and moves are applied on top of it.
+Setup stones (handicap, SGF setup) form the initial position, so ``undo`` never goes past them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from dlgo.goboard import Board, GameState, Move
+from dlgo.gotypes import Player, Point
+from gtp_engine.protocol import BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_UNDO, ILLEGAL_MOVE, GtpError
+
+__all__ = ["Game", "position_for"]
+
+
+def position_for(state: GameState, player: Player) -> GameState:
+    """``state`` with ``player`` to move and the same history.
+
+    The state itself when it is ``player``'s turn and the game goes on; else a new node after
+    ``state`` with no move (``last_move`` None), so the history (superko) stays one chain, a
+    game ended by two passes can go on, and no ko ban carries over to the other player.
+    """
+    if state.next_player is player and not state.is_over():
+        return state
+    return GameState(state.board, player, state, None, state.komi)
+
+
+class Game:
+    """Board size, komi, the initial (setup) position and the moves played since."""
+
+    def __init__(self, rows: int = 19, cols: int | None = None, komi: float = 7.5) -> None:
+        self.rows = rows
+        self.cols = cols if cols is not None else rows
+        self.komi = komi
+        self.handicap = 0
+        self.initial = GameState.new_game((self.rows, self.cols), komi)
+        self._states: list[GameState] = []  # the state after each move
+        self._moves: list[tuple[Player, Move]] = []
+
+    # --- queries ---------------------------------------------------------------------------
+    @property
+    def state(self) -> GameState:
+        return self._states[-1] if self._states else self.initial
+
+    @property
+    def moves(self) -> list[tuple[Player, Move]]:
+        return list(self._moves)
+
+    @property
+    def num_moves(self) -> int:
+        return len(self._moves)
+
+    @property
+    def board(self) -> Board:
+        return self.state.board
+
+    def is_empty(self) -> bool:
+        """No stone on the board and no move played (``board not empty`` otherwise)."""
+        return not self._moves and next(iter(self.initial.board.stones()), None) is None
+
+    def last_move_by(self, player: Player) -> Move | None:
+        for who, move in reversed(self._moves):
+            if who is player:
+                return move
+        return None
+
+    def opponent_passed(self, player: Player) -> bool:
+        """Did the last move come from the other player, and was it a pass?"""
+        if not self._moves:
+            return False
+        who, move = self._moves[-1]
+        return who is not player and move.is_pass
+
+    def copy(self) -> Game:
+        """An independent copy (states are immutable, so only the lists are copied)."""
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other._states = list(self._states)
+        other._moves = list(self._moves)
+        return other
+
+    def captures(self, player: Player) -> int:
+        """Stones of ``player`` taken off the board so far (by the other player)."""
+        placed = sum(1 for who, move in self._moves if who is player and move.is_play)
+        placed += sum(1 for _, c in self.initial.board.stones() if c is player)
+        on_board = sum(1 for _, c in self.state.board.stones() if c is player)
+        return placed - on_board
+
+    # --- changes ---------------------------------------------------------------------------
+    def clear(self, rows: int | None = None, cols: int | None = None) -> None:
+        self.__init__(rows or self.rows, cols or (rows or self.cols), self.komi)
+
+    def set_komi(self, komi: float) -> None:
+        self.komi = komi
+        for state in [self.initial, *self._states]:
+            s: GameState | None = state
+            while s is not None and s.komi != komi:
+                s.komi = komi
+                s = s.previous_state
+
+    def is_legal(self, player: Player, move: Move) -> bool:
+        if move.is_resign:
+            return False
+        if move.is_pass:
+            return True
+        if not self.state.board.is_on_grid(move.point):
+            return False
+        return position_for(self.state, player).is_valid_move(move)
+
+    def play(self, player: Player, move: Move) -> GameState:
+        """Play ``move`` for ``player``; GtpError(illegal move) leaves everything unchanged."""
+        if not self.is_legal(player, move):
+            raise GtpError(ILLEGAL_MOVE)
+        new = position_for(self.state, player).apply_move(move)
+        self._states.append(new)
+        self._moves.append((player, move))
+        return new
+
+    def undo(self) -> None:
+        if not self._moves:
+            raise GtpError(CANNOT_UNDO)
+        self._states.pop()
+        self._moves.pop()
+
+    def set_handicap(self, points: Iterable[Point], count_as_handicap: bool = True) -> None:
+        """Black stones on an empty board, White to move; they are setup, not moves."""
+        points = list(points)
+        if not self.is_empty():
+            raise GtpError(BOARD_NOT_EMPTY)
+        if len(set(points)) != len(points) or len(points) >= self.rows * self.cols:
+            raise GtpError(BAD_VERTEX_LIST)
+        board = Board(self.rows, self.cols)
+        for p in points:
+            if not board.is_on_grid(p):
+                raise GtpError(BAD_VERTEX_LIST)
+            board.place_stone(Player.black, p)
+        if any(board.get(p) is None for p in points):
+            raise GtpError(BAD_VERTEX_LIST)  # a stone without liberties was taken off
+        self.initial = GameState.from_position(board, Player.white, self.komi)
+        self.handicap = len(points) if count_as_handicap else 0
+
+    def load(self, initial: GameState, moves: Iterable[tuple[Player, Move]], handicap: int = 0) -> None:
+        """Replace the game by ``initial`` plus ``moves`` (GtpError(illegal move) if one is not legal)."""
+        self.rows, self.cols = initial.board.num_rows, initial.board.num_cols
+        self.komi = initial.komi
+        self.handicap = handicap
+        self.initial = initial
+        self._states, self._moves = [], []
+        for player, move in moves:
+            self.play(player, move)

@@ -1,0 +1,176 @@
+"""Time control: the per-move budget, the engine's own clock keeping, and real games on short
+simulated clocks (absolute 30 s for a whole 9x9 game, byo-yomi 5 s periods) that the engine
+must not lose on time, start-up included."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from gtp_client import EngineProcess, SimClock, play_against_gnugo
+
+from dlgo.gotypes import Player
+from gtp_engine.clock import BudgetSettings, Clock, PlayerClock, TimeControl, game_phase_weight, move_budget
+
+S = BudgetSettings(lag_buffer=1.0, min_moves_left=10, moves_left_factor=0.4, minimum=0.02, max_seconds=0.0)
+
+
+def test_time_settings_mapping() -> None:
+    assert TimeControl.from_gtp(0, 1, 0).system == "none"
+    assert TimeControl.from_gtp(0, 0, 0).system == "none"
+    assert TimeControl.from_gtp(300, 0, 0) == TimeControl("absolute", 300)
+    assert TimeControl.from_gtp(600, 30, 5) == TimeControl("canadian", 600, 30, 5)
+    with pytest.raises(ValueError):
+        TimeControl("hourglass")
+
+
+def test_no_clock_uses_config_default() -> None:
+    none = TimeControl()
+    assert move_budget(none, PlayerClock(), BudgetSettings(default_seconds=5.0), 81, 81) == 5.0
+    assert move_budget(none, PlayerClock(), BudgetSettings(default_seconds=0.0), 81, 81) is None
+    assert move_budget(none, PlayerClock(), BudgetSettings(default_seconds=5.0, max_seconds=2.0), 81, 81) == 2.0
+    assert move_budget(none, PlayerClock(), BudgetSettings(default_seconds=0.0, max_seconds=2.0), 81, 81) == 2.0
+
+
+def test_phase_weight_peaks_in_the_middle_game() -> None:
+    assert game_phase_weight(361, 361) == pytest.approx(0.7)
+    assert game_phase_weight(235, 361) > 1.4
+    assert game_phase_weight(50, 361) == 1.0
+
+
+def test_absolute_budget() -> None:
+    c = TimeControl("absolute", 300)
+    b = move_budget(c, PlayerClock(300), S, 200, 361)
+    assert 1.0 < b < 10.0
+    assert move_budget(c, PlayerClock(30), S, 200, 361) < b
+    assert move_budget(c, PlayerClock(0.9), S, 200, 361) == S.minimum  # inside the lag buffer
+    assert move_budget(c, PlayerClock(300), S, 200, 361, opponent_passed=True) < b * 0.5
+    assert move_budget(c, PlayerClock(300), S, 200, 361, clear_result=True) < b
+    capped = BudgetSettings(max_seconds=0.5)
+    assert move_budget(c, PlayerClock(300), capped, 200, 361) == 0.5
+
+
+def test_overtime_budgets() -> None:
+    byo = TimeControl("byoyomi", 0, 5, 3)
+    assert move_budget(byo, PlayerClock(5, 3), S, 40, 81) == pytest.approx(0.9 * 4)
+    assert move_budget(byo, PlayerClock(0.5, 1), S, 40, 81) == S.minimum
+    main = move_budget(byo, PlayerClock(60, 0), S, 40, 81)
+    assert main > 2.0 and main < 60
+    canadian = TimeControl("canadian", 0, 60, 10)
+    assert move_budget(canadian, PlayerClock(60, 10), S, 40, 81) <= (60 - 1) / 10
+    assert move_budget(canadian, PlayerClock(9, 1), S, 40, 81) == pytest.approx(8.0)
+    simple = TimeControl.from_gtp(0, 10, 1)
+    assert move_budget(simple, PlayerClock(10, 1), S, 40, 81) == pytest.approx(9.0)
+
+
+def test_fischer_budgets() -> None:
+    f = TimeControl("fischer", 60, 5)
+    b = move_budget(f, PlayerClock(60), S, 60, 81)
+    assert 4.0 < b < 59
+    assert move_budget(f, PlayerClock(3), S, 60, 81) <= 2.0  # never more than the clock minus lag
+    capped = TimeControl("fischer", 60, 5, 0, main_cap=60)
+    assert move_budget(capped, PlayerClock(60), S, 10, 81) >= 5.0  # the increment would be lost
+    per_move = TimeControl("fischer", 600, 5, 0, None, 3.0)
+    assert move_budget(per_move, PlayerClock(600), S, 60, 81) <= 2.0
+
+
+def test_clock_keeping() -> None:
+    clock = Clock(TimeControl("byoyomi", 10, 5, 2))
+    clock.spend(Player.black, 4)
+    assert clock.clocks[Player.black] == PlayerClock(6, 0)
+    clock.spend(Player.black, 8)  # 6 s of main time, 2 s into the first period
+    assert clock.clocks[Player.black] == PlayerClock(5, 2)
+    clock.spend(Player.black, 7)  # one period used up
+    assert clock.clocks[Player.black] == PlayerClock(5, 1)
+    assert clock.clocks[Player.white] == PlayerClock(10, 0)
+    clock.time_left(Player.white, 3, 1)
+    assert clock.clocks[Player.white] == PlayerClock(3, 1)
+
+    canadian = Clock(TimeControl("canadian", 0, 30, 2))
+    canadian.spend(Player.black, 10)
+    assert canadian.clocks[Player.black] == PlayerClock(20, 1)
+    canadian.spend(Player.black, 10)
+    assert canadian.clocks[Player.black] == PlayerClock(30, 2)  # a new period
+
+    fischer = Clock(TimeControl("fischer", 10, 3, 0, main_cap=12))
+    fischer.spend(Player.white, 1)
+    assert fischer.clocks[Player.white].time == 12
+    absolute = Clock(TimeControl("absolute", 10))
+    absolute.time_left(Player.black, 7, 5)  # stones mean nothing in absolute time
+    assert absolute.clocks[Player.black] == PlayerClock(7, 0)
+
+
+@pytest.mark.parametrize(
+    "control",
+    [
+        TimeControl("absolute", 30),
+        TimeControl("absolute", 5),
+        TimeControl("byoyomi", 0, 5, 1),
+        TimeControl("byoyomi", 10, 5, 3),
+        TimeControl("canadian", 0, 10, 5),
+        TimeControl("canadian", 20, 10, 10),
+        TimeControl.from_gtp(0, 3, 1),
+        TimeControl("fischer", 10, 1),
+        TimeControl("fischer", 20, 2, 0, main_cap=25, move_cap=2),
+    ],
+)
+def test_simulated_games_never_flag(control: TimeControl) -> None:
+    """Spend every budget plus 50 ms of overhead per move: the clock never runs out (a long 9x9
+    game of 50 moves of ours in absolute time, 120 moves under time that is renewed)."""
+    clock = Clock(control)
+    overhead = 0.05
+    for move in range(50 if control.system == "absolute" else 120):
+        empty = max(5, 81 - move)
+        mine = clock.clocks[Player.black]
+        seconds = move_budget(control, mine, S, empty, 81) + overhead
+        before = PlayerClock(mine.time, mine.stones)
+        clock.spend(Player.black, seconds)
+        after = clock.clocks[Player.black]
+        assert after.time >= 0, f"flag fell at move {move}: {before} -> {after} after {seconds:.2f} s"
+        if control.system == "byoyomi" and before.stones:
+            assert after.stones == before.stones, "a byo-yomi period was lost"
+
+
+# --- real games against GNU Go on short clocks ------------------------------------------------
+
+
+def _start(*sets: str) -> tuple[EngineProcess, float]:
+    eng = EngineProcess(*sets)
+    eng.ok("name", timeout=30)  # start-up counts against the clock
+    return eng, time.monotonic() - eng.started
+
+
+@pytest.mark.gnugo
+def test_absolute_30s_whole_9x9_game(gnugo) -> None:
+    eng, startup = _start("mcts.rounds=100000000", "resign.enabled=false")
+    with eng:
+        clock = SimClock("absolute", 30)
+        record = play_against_gnugo(eng, gnugo, "black", clock=clock, startup_seconds=startup, max_moves=300)
+        total = startup + sum(record.engine_times)
+        assert total < 30, f"used {total:.1f} s of 30"
+        assert record.ended_by_passes or record.resigned == "white", record
+        assert len(record.engine_times) >= 15
+        assert total > 10, f"only {total:.1f} s used: the clock was not used well"
+
+
+@pytest.mark.gnugo
+def test_byoyomi_5s_periods(gnugo) -> None:
+    """Byo-yomi 5 s x 1 period from the first move: every move fits its period."""
+    eng, startup = _start("mcts.rounds=100000000", "resign.enabled=false")
+    with eng:
+        clock = SimClock("byoyomi", 0, 5, 1)
+        record = play_against_gnugo(eng, gnugo, "white", clock=clock, startup_seconds=0.0, max_moves=8)
+        assert len(record.engine_times) == 4
+        assert max(record.engine_times) < 5.0
+        assert min(record.engine_times) > 2.0  # the period is used, not wasted
+        assert startup < 5.0
+
+
+@pytest.mark.slow
+@pytest.mark.gnugo
+def test_byoyomi_whole_game(gnugo) -> None:
+    eng, startup = _start("mcts.rounds=100000000", "resign.enabled=false")
+    with eng:
+        clock = SimClock("byoyomi", 10, 5, 1)
+        record = play_against_gnugo(eng, gnugo, "black", clock=clock, startup_seconds=startup, max_moves=300)
+        assert record.ended_by_passes or record.resigned == "white"

@@ -1,0 +1,194 @@
+"""Configs: the shipped files load, every key is documented, bad keys and values are reported
+clearly at start-up (one stderr line naming the key, exit status 2), per-size agents."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tomllib
+
+import pytest
+from gtp_client import PYTHON, ROOT, EngineProcess, InProcessEngine
+
+from gtp_engine import agents
+from gtp_engine.config import ConfigError, describe_schema, load_config
+
+
+@pytest.mark.parametrize("name", ["default", "mcts", "random"])
+def test_shipped_configs_load(name: str) -> None:
+    config = load_config(str(ROOT / "configs" / f"{name}.toml"))
+    assert config.agent_name() == name if name != "default" else config.agent_name() == "mcts"
+
+
+def test_default_config_documents_every_key() -> None:
+    data = tomllib.loads((ROOT / "configs" / "default.toml").read_text())
+    for dotted, param in describe_schema():
+        section, key = dotted.split(".")
+        if section in agents.REGISTRY and agents.get(section).unavailable:
+            continue  # agents that do not exist yet are documented in the README only
+        assert key in data.get(section, {}), f"configs/default.toml lacks {dotted}"
+        assert data[section][key] == param.default, f"{dotted}: default.toml says {data[section][key]!r}"
+
+
+def test_defaults_and_overrides() -> None:
+    config = load_config(
+        None,
+        [
+            "mcts.rounds=123",
+            "time.lag_buffer=0.5",
+            "log.level=debug",
+            "agent=random",
+            "size.9.agent=mcts",
+            "size.9.mcts.rounds=77",
+            "size.19.time.default_seconds=10",
+            'engine.name="my bot"',
+        ],
+    )
+    assert config.get("mcts.rounds") == 123 and config.get("mcts.rounds", 9) == 77
+    assert config.get("mcts.rounds", 13) == 123
+    assert config.get("time.lag_buffer") == 0.5 and config.get("log.level") == "debug"
+    assert config.get("time.default_seconds", 19) == 10 and config.get("time.default_seconds", 9) == 5
+    assert config.agent_name() == "random" and config.agent_name(9) == "mcts" and config.agent_name(13) == "random"
+    assert config.agent_for_size(9) == ("mcts", config.section("mcts", 9))
+    assert config.get("engine.name") == "my bot"
+    assert load_config(None, ["time.lag_buffer=2"]).get("time.lag_buffer") == 2.0  # ints are fine for floats
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("mcts.roundz=5", "unknown key 'mcts.roundz'"),
+        ("mcts.rounds=abc", "mcts.rounds: expected an integer, got 'abc'"),
+        ("mcts.rounds=0", "mcts.rounds: must be at least 1"),
+        ("mcts.rounds=1.5", "mcts.rounds: expected an integer"),
+        ("resign.enabled=yes", "resign.enabled: expected true or false"),
+        ("resign.threshold=2", "resign.threshold: must be at most 1"),
+        ("mcts.select_by=magic", "mcts.select_by: expected one of visits, winrate"),
+        ("log.level=loud", "log.level: expected one of"),
+        ("agent=alphazero", "agent: unknown agent 'alphazero'"),
+        ("frobnicate=1", "unknown key 'frobnicate'"),
+        ("size.99.agent=mcts", "unknown key 'size.99'"),
+        ("size.9.engine.name=x", "unknown key 'size.9.engine'"),
+        ("time.lag_buffer=nan", "time.lag_buffer: expected a finite number"),
+        ("nonsense", "expected key=value"),
+    ],
+)
+def test_bad_overrides_name_the_key(override: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(None, [override])
+    assert message in str(info.value)
+    assert str(info.value).startswith(f"--set {override}")
+
+
+@pytest.mark.parametrize("agent", ["predict", "alphago", "zero"])
+def test_unavailable_agents_refused(agent: str) -> None:
+    with pytest.raises(ConfigError, match=f"agent '{agent}' is not available yet"):
+        load_config(None, [f"agent={agent}"])
+    with pytest.raises(ConfigError, match=f"agent '{agent}' is not available yet"):
+        load_config(None, [f"size.9.agent={agent}"])
+
+
+def run_engine(*args: str, stdin: bytes = b"name\n") -> subprocess.CompletedProcess:
+    return subprocess.run([PYTHON, "-m", "gtp_engine", *args], input=stdin, capture_output=True, timeout=60, cwd=ROOT)
+
+
+def test_bad_config_file_exits_2_with_one_line(tmp_path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('agent = "mcts"\n[mcts]\nrounds = "many"\n')
+    proc = run_engine("--config", str(bad))
+    assert proc.returncode == 2 and proc.stdout == b""
+    lines = proc.stderr.decode().strip().split("\n")
+    assert len(lines) == 1
+    assert str(bad) in lines[0] and "mcts.rounds" in lines[0]
+
+    bad.write_text("[mcts\nrounds = 1\n")
+    proc = run_engine("--config", str(bad))
+    assert proc.returncode == 2 and "not valid TOML" in proc.stderr.decode()
+
+    proc = run_engine("--config", str(tmp_path / "missing.toml"))
+    assert proc.returncode == 2 and "cannot read" in proc.stderr.decode()
+
+    proc = run_engine("--config", str(ROOT / "configs/mcts.toml"), "--set", "agent=zero")
+    assert proc.returncode == 2
+    assert re.fullmatch(r"dlgo-gtp: config error: .*agent 'zero' is not available yet\n", proc.stderr.decode())
+
+    bad.write_text("[time]\nlag_bufer = 1.0\n")
+    proc = run_engine("--config", str(bad))
+    assert proc.returncode == 2 and "unknown key 'time.lag_bufer'" in proc.stderr.decode()
+
+
+def test_console_script_and_log_file(tmp_path) -> None:
+    script = ROOT / ".venv" / "bin" / "dlgo-gtp"
+    if not script.exists():
+        pytest.skip("console script not installed (pip install -e .)")
+    log = tmp_path / "engine.log"
+    proc = subprocess.run(
+        [
+            str(script),
+            "--config",
+            str(ROOT / "configs/random.toml"),
+            "--set",
+            f'log.file="{log}"',
+            "--set",
+            "log.level=info",
+        ],
+        input=b"name\nboardsize 9\ngenmove b\nquit\n",
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0
+    assert proc.stdout.startswith(b"= dlgo\n\n=\n\n= ")
+    assert "genmove black" in log.read_text()
+
+
+def test_per_size_agent_fallback(tmp_path) -> None:
+    config = tmp_path / "mixed.toml"
+    config.write_text('agent = "mcts"\n[mcts]\nrounds = 50\n[size.9]\nagent = "random"\n[size.9.random]\nseed = 3\n')
+    eng = InProcessEngine("time.default_seconds=0", config=str(config))
+    try:
+        eng.ok("boardsize 9")
+        eng.ok("genmove b")
+        assert "RandomBot" in eng.ok("gomill-explain_last_move")
+        eng.ok("boardsize 7")
+        eng.ok("genmove b")
+        assert "visits" in eng.ok("gomill-explain_last_move")
+    finally:
+        eng.close()
+
+
+def test_unacceptable_size_only_when_no_agent_plays_it(monkeypatch) -> None:
+    """A network-like agent that plays only 9x9, as the only agent: other sizes are refused."""
+    small = agents.AgentType(
+        name="nine_only",
+        doc="test agent",
+        params={},
+        build=lambda params, size: agents.get("random").build({"seed": 1}, size),
+        searches=False,
+        supports_size=lambda params, size: size == 9,
+    )
+    monkeypatch.setitem(agents.REGISTRY, "nine_only", small)
+    eng = InProcessEngine("agent=nine_only", config=None)
+    try:
+        eng.ok("boardsize 9")
+        eng.ok("play b e5")
+        assert eng.fail("boardsize 19") == "unacceptable size"
+        assert eng.engine.game.rows == 9 and eng.engine.game.num_moves == 1
+        eng.ok("genmove w")
+    finally:
+        eng.close()
+
+
+def test_preload_builds_agent_in_background() -> None:
+    with EngineProcess("engine.preload=true", "engine.board_size=9", "mcts.rounds=100") as eng:
+        assert eng.ok("name") == "dlgo"
+        assert re.fullmatch(r"[A-HJ][1-9]", eng.ok("genmove b"))
+
+
+def test_readme_documents_every_key_and_command() -> None:
+    from gtp_engine.engine import COMMANDS
+
+    readme = (ROOT / "gtp_engine" / "README.md").read_text()
+    for dotted, _ in describe_schema():
+        assert f"`{dotted}`" in readme, f"gtp_engine/README.md lacks {dotted}"
+    for name in COMMANDS:
+        assert re.search(rf"`{re.escape(name)}[` ]", readme), f"gtp_engine/README.md lacks the command {name}"
