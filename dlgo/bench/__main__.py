@@ -3,6 +3,7 @@
 python -m dlgo.bench playouts --size 9     compiled random playouts (single process)
 python -m dlgo.bench mcts --size 9         MCTS rounds per second from the empty board
 python -m dlgo.bench selfplay --size 9     whole games of the Python RandomBot (rules core speed)
+python -m dlgo.bench nn --build zero --blocks 6 --filters 64 --size 9   (or --model FILE; --encoders)
 """
 
 from __future__ import annotations
@@ -109,11 +110,41 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--size", type=int, default=9)
     s.add_argument("--games", type=int, default=20)
     s.add_argument("--seed", type=int, default=1)
+    n = sub.add_parser("nn", help="network inference: fast runners next to model.predict")
+    n.add_argument("--model", help=".keras model file (with its model card)")
+    n.add_argument("--build", choices=["zero", "book-zero", "alphago-policy", "small", "medium", "large"])
+    n.add_argument("--blocks", type=int, default=6)
+    n.add_argument("--filters", type=int, default=64)
+    n.add_argument("--size", type=int, default=9)
+    n.add_argument("--encoder", help="encoder for --build (default: the network's usual one)")
+    n.add_argument("--batches", default="1,8,32", help="comma-separated batch sizes")
+    n.add_argument("--seconds", type=float, default=2.0, help="timing budget per runner and batch size")
+    n.add_argument("--backends", default="onnx,compiled,predict")
+    n.add_argument("--threads", type=int, default=None, help="ONNX Runtime intra-op threads (default: all cores)")
+    n.add_argument("--encoders", action="store_true", help="only time every encoder on 9x9 and 19x19")
     args = parser.parse_args(argv)
     if args.command == "playouts":
         result = bench_playouts(args.size, args.seconds, args.seed)
     elif args.command == "mcts":
         result = bench_mcts(args.size, args.rounds, args.seed)
+    elif args.command == "nn":
+        from dlgo.bench.nn import bench_encoders, bench_nn
+
+        if args.encoders:
+            result = bench_encoders()
+        else:
+            result = bench_nn(
+                args.model,
+                args.build,
+                args.blocks,
+                args.filters,
+                args.size,
+                args.encoder,
+                [int(b) for b in args.batches.split(",")],
+                args.seconds,
+                args.backends.split(","),
+                args.threads,
+            )
     else:
         result = bench_selfplay(args.size, args.games, args.seed)
     result["machine"] = _machine()

@@ -1,0 +1,133 @@
+"""``zero``: the input of our AlphaGo Zero style networks; moves include pass (N*N + 1).
+
+The book's Zero encoder (repo, A3.5) used 11 planes of stones by liberties plus colour and ko;
+AlphaGo Zero used 17 planes of raw stone history. These 16 planes keep what made those strong
+and add what small networks cannot cheaply compute themselves (liberties, ko, ladders: the
+KataGo lesson), while staying size-independent so one fully convolutional network plays 9x9 to
+19x19:
+
+| plane | meaning |
+|---|---|
+| 0 | on board: all ones (zero padding of the convolutions then marks the edge) |
+| 1 | stones of the player to move |
+| 2 | stones of the opponent |
+| 3, 4, 5 | stones (either colour) whose string has exactly 1, 2, 3 liberties |
+| 6 | empty points where the player to move may not play because of (situational super)ko |
+| 7, 8, 9, 10 | the point played 1, 2, 3, 4 moves ago (nothing for a pass or before the start) |
+| 11 | stones of strings a ladder captures (1 liberty with the owner to move, or 2 with the attacker to move) |
+| 12 | plays that catch an opponent string in a ladder (atari, then the ladder works) |
+| 13 | all ones if black is to move |
+| 14 | komi from the point of view of the player to move / 15 (+0.5 for white at komi 7.5) |
+| 15 | all ones if the last move was a pass (passing now ends the game) |
+
+Move indices: play at (row, col) -> ``cols * (row - 1) + (col - 1)``; pass -> ``rows * cols``;
+``num_moves() == rows * cols + 1``. Resignation is not a network move.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from dlgo.encoders import _kernels as K
+from dlgo.encoders.base import Encoder
+from dlgo.encoders.features import BoardAnalysis, recent_moves
+from dlgo.goboard import GameState, Move
+
+__all__ = ["ZeroEncoder", "create", "PLANES", "HISTORY", "KOMI_SCALE"]
+
+HISTORY = 4
+KOMI_SCALE = 15.0
+PLANES = (
+    "on_board",
+    "own_stones",
+    "opponent_stones",
+    "liberties_1",
+    "liberties_2",
+    "liberties_3",
+    "ko",
+    "last_move_1",
+    "last_move_2",
+    "last_move_3",
+    "last_move_4",
+    "laddered_stones",
+    "ladder_capture_moves",
+    "black_to_move",
+    "komi",
+    "last_move_pass",
+)
+
+
+@njit(cache=True)
+def _fill(colors, w, color, libs, laddered, lad_cap, history, komi_value, last_pass, out):
+    n = colors.shape[0]
+    for p in range(n):
+        c = colors[p]
+        if c == K.BORDER:
+            continue
+        r = p // w - 1
+        q = p % w - 1
+        out[r, q, 0] = 1.0
+        if c != K.EMPTY:
+            out[r, q, 1 if c == color else 2] = 1.0
+            lib = libs[p]
+            if lib <= 3:
+                out[r, q, 2 + lib] = 1.0
+            if laddered[p]:
+                out[r, q, 11] = 1.0
+        elif lad_cap[p]:
+            out[r, q, 12] = 1.0
+        if color == K.BLACK:
+            out[r, q, 13] = 1.0
+        out[r, q, 14] = komi_value
+        if last_pass:
+            out[r, q, 15] = 1.0
+    for k in range(history.shape[0]):
+        p = history[k]
+        if p > 0:
+            out[p // w - 1, p % w - 1, 7 + k] = 1.0
+
+
+class ZeroEncoder(Encoder):
+    num_planes = len(PLANES)
+    history_moves = HISTORY
+
+    def name(self) -> str:
+        return "zero"
+
+    def _encode_into(self, game_state: GameState, out: np.ndarray) -> None:
+        a = BoardAnalysis(game_state)
+        w = a.w
+        moves = recent_moves(game_state, HISTORY)
+        history = np.zeros(HISTORY, np.int32)
+        for k, move in enumerate(moves):
+            if move is not None and move.is_play:
+                history[k] = move.point.row * w + move.point.col
+        last_pass = moves[0] is not None and moves[0].is_pass
+        ladders = K.ladder_features(a.colors, w, a.color, a.label, a.libs, a.legal, True, False)
+        komi = game_state.komi if a.color != K.BLACK else -game_state.komi
+        _fill(a.colors, w, a.color, a.libs, ladders[0], ladders[1], history, komi / KOMI_SCALE, last_pass, out)
+        for idx in a.ko:
+            out[idx // w - 1, idx % w - 1, 6] = 1.0
+
+    # --- moves with pass ------------------------------------------------------------------
+    def encode_move(self, move: Move) -> int:
+        if move.is_play:
+            return self.encode_point(move.point)
+        if move.is_pass:
+            return self.num_points()
+        raise ValueError("resignation is not a network move")
+
+    def decode_move_index(self, index: int) -> Move:
+        if index == self.num_points():
+            return Move.pass_turn()
+        if not 0 <= index < self.num_points():
+            raise ValueError(f"move index {index} outside 0..{self.num_points()}")
+        return Move.play(self.decode_point_index(index))
+
+    def num_moves(self) -> int:
+        return self.num_points() + 1
+
+
+def create(board_size: int | tuple[int, int]) -> ZeroEncoder:
+    return ZeroEncoder(board_size)

@@ -1,0 +1,244 @@
+"""Batched network evaluation of game states, with a position cache and symmetries.
+
+    evaluator = BatchEvaluator(load_model("weights/zero.keras"))
+    policy, value = evaluator.evaluate(states)   # [n, N*N + 1] (pass last), [n] in [-1, 1]
+
+One call encodes every state not in the cache, runs the network once on the whole batch (ONNX
+Runtime or a compiled function, never ``model.predict`` per position), and maps the answers
+back. Values are from the point of view of the player to move in each state.
+
+Cache keys are (symmetry mode, board size, Zobrist situation hash, komi, the last
+``encoder.history_moves`` moves): everything the planes depend on except superko beyond those
+moves. The cache is an LRU of ``cache_size`` positions (0 disables it).
+
+Symmetry: ``"identity"`` (default), a fixed symmetry ``0..7``, or ``"random"``: a random one of
+the 8 per evaluation (AlphaGo's trick against systematic bias); in random mode the cache keeps
+whichever symmetry was drawn first for a position. Not thread-safe: one evaluator per thread.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dlgo.encoders import Encoder, get_encoder_by_name, symmetry
+from dlgo.encoders.features import recent_moves
+from dlgo.goboard import GameState
+from dlgo.nn.files import LoadedModel, load_model, model_heads
+from dlgo.nn.runners import Runner, make_runner
+
+if TYPE_CHECKING:
+    import keras
+
+__all__ = ["BatchEvaluator", "onnx_path_for"]
+
+
+def onnx_path_for(model_path: str | os.PathLike) -> Path:
+    """Where the ONNX export of a model file is kept: ``x.keras`` -> ``x.onnx`` (re-exported when
+    older than the model; a temporary file when the folder is read-only)."""
+    return Path(model_path).with_suffix(".onnx")
+
+
+class BatchEvaluator:
+    """Evaluate many ``GameState``s at once through a fast runner.
+
+    ``model``: a ``LoadedModel`` (from ``load_model``), a path to a ``.keras`` file, or a Keras
+    model together with ``encoder`` (a name or an ``Encoder``). ``backend``: "auto" (ONNX Runtime
+    if available, else compiled), "onnx", "compiled" or "predict" (the slow reference).
+    """
+
+    def __init__(
+        self,
+        model: LoadedModel | keras.Model | str | os.PathLike,
+        encoder: str | Encoder | None = None,
+        *,
+        backend: str = "auto",
+        cache_size: int = 32768,
+        symmetry_mode: str | int = "identity",
+        seed: int | None = None,
+        max_batch: int = 256,
+        threads: int | None = None,
+    ) -> None:
+        if isinstance(model, str | os.PathLike):
+            model = load_model(model)
+        onnx_path = None
+        if isinstance(model, LoadedModel):
+            self.loaded = model
+            keras_model = model.model
+            self.encoder_name = model.card.encoder
+            self.heads = list(model.card.heads)
+            if encoder is not None and _name(encoder) != self.encoder_name:
+                raise ValueError(f"{model.path}: trained with encoder {self.encoder_name!r}, not {_name(encoder)!r}")
+            if model.path is not None and backend in ("auto", "onnx"):
+                onnx_path = self._cached_onnx(model)
+        else:
+            if encoder is None:
+                raise ValueError("a bare Keras model needs its encoder (name or Encoder)")
+            self.loaded = None
+            keras_model = model
+            self.encoder_name = _name(encoder)
+            self.heads = model_heads(model)
+        self.model = keras_model
+        self._encoders: dict[tuple[int, int], Encoder] = {}
+        if isinstance(encoder, Encoder):
+            self._encoders[(encoder.board_height, encoder.board_width)] = encoder
+        self.runner: Runner = make_runner(keras_model, backend, onnx_path=onnx_path, threads=threads)
+        if isinstance(symmetry_mode, int) and not 0 <= symmetry_mode < 8:
+            raise ValueError(f"symmetry {symmetry_mode} outside 0..7")
+        if not isinstance(symmetry_mode, int) and symmetry_mode not in ("identity", "random"):
+            raise ValueError(f"symmetry mode {symmetry_mode!r}: use 'identity', 'random' or 0..7")
+        self.symmetry_mode = 0 if symmetry_mode == "identity" else symmetry_mode
+        self._rng = np.random.default_rng(seed)
+        self.cache_size = cache_size
+        self._cache: OrderedDict[tuple, tuple[np.ndarray | None, float | None]] = OrderedDict()
+        self.max_batch = max_batch
+        self.hits = 0
+        self.misses = 0
+        self.batches = 0
+
+    # --- public API -----------------------------------------------------------------------
+    def evaluate(self, states: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray]:
+        """Policy ``[n, moves]`` and value ``[n]`` for a network with both heads."""
+        self._require("policy", "value")
+        policy, value = self._evaluate(states)
+        return policy, value
+
+    def policy(self, states: Sequence[GameState]) -> np.ndarray:
+        """Move probabilities ``[n, moves]`` (``moves`` = N*N, or N*N + 1 with pass last)."""
+        self._require("policy")
+        return self._evaluate(states)[0]
+
+    def value(self, states: Sequence[GameState]) -> np.ndarray:
+        """Values ``[n]`` in [-1, 1] for the player to move."""
+        self._require("value")
+        return self._evaluate(states)[1]
+
+    def encoder_for(self, board_size: int | tuple[int, int]) -> Encoder:
+        key = board_size if isinstance(board_size, tuple) else (board_size, board_size)
+        enc = self._encoders.get(key)
+        if enc is None:
+            enc = self._encoders[key] = get_encoder_by_name(self.encoder_name, key)
+        return enc
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        return {
+            "runner": self.runner.name,
+            "cache_entries": len(self._cache),
+            "cache_hits": self.hits,
+            "cache_misses": self.misses,
+            "batches": self.batches,
+        }
+
+    # --- internals --------------------------------------------------------------------------
+    @staticmethod
+    def _cached_onnx(model: LoadedModel) -> Path | None:
+        target = onnx_path_for(model.path)
+        try:
+            if target.exists() and target.stat().st_mtime >= model.path.stat().st_mtime:
+                return target
+            if os.access(target.parent, os.W_OK):
+                from dlgo.nn.runners import export_onnx
+
+                return export_onnx(model.model, target)
+        except Exception:  # no exporter or unsupported: the runner falls back on its own
+            return None
+        return None
+
+    def _require(self, *heads: str) -> None:
+        for head in heads:
+            if head not in self.heads:
+                raise ValueError(f"the model has no {head} head (it has {', '.join(self.heads)})")
+
+    def _key(self, state: GameState, tag: int | str, encoder: Encoder) -> tuple:
+        board = state.board
+        history = tuple(recent_moves(state, encoder.history_moves)) if encoder.history_moves else ()
+        return (tag, board.num_rows, board.num_cols, state.situation_hash(), state.komi, history)
+
+    def _evaluate(self, states: Sequence[GameState]) -> tuple[np.ndarray | None, np.ndarray | None]:
+        n = len(states)
+        if n == 0:
+            raise ValueError("no states to evaluate")
+        dims = {(s.board.num_rows, s.board.num_cols) for s in states}
+        if len(dims) != 1:
+            raise ValueError(f"states of one call must share a board size, got {sorted(dims)}")
+        (rows, cols) = dims.pop()
+        encoder = self.encoder_for((rows, cols))
+        tag = "r" if self.symmetry_mode == "random" else self.symmetry_mode
+        results: list[tuple | None] = [None] * n
+        pending: dict[tuple, list[int]] = {}
+        todo: list[tuple[tuple, GameState]] = []
+        use_cache = self.cache_size > 0
+        for i, state in enumerate(states):
+            key = self._key(state, tag, encoder)
+            if use_cache:
+                hit = self._cache.get(key)
+                if hit is not None:
+                    self._cache.move_to_end(key)
+                    results[i] = hit
+                    self.hits += 1
+                    continue
+            if key in pending:
+                pending[key].append(i)
+                continue
+            pending[key] = [i]
+            todo.append((key, state))
+        if todo:
+            self.misses += len(todo)
+            fresh = self._run(encoder, [s for _, s in todo], (rows, cols))
+            for (key, _), entry in zip(todo, fresh):
+                for i in pending[key]:
+                    results[i] = entry
+                if use_cache:
+                    self._cache[key] = entry
+            if use_cache:
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        policy = np.stack([r[0] for r in results]) if "policy" in self.heads else None
+        value = np.array([r[1] for r in results], dtype=np.float32) if "value" in self.heads else None
+        return policy, value
+
+    def _run(self, encoder: Encoder, states: list[GameState], dims: tuple[int, int]) -> list[tuple]:
+        x = encoder.encode_batch(states)
+        m = len(states)
+        if self.symmetry_mode == "random":
+            syms = self._rng.choice(symmetry.allowed(dims), size=m)
+            groups = [(k, np.flatnonzero(syms == k)) for k in sorted(set(syms.tolist())) if k]
+        else:
+            groups = [(self.symmetry_mode, slice(None))] if self.symmetry_mode else []
+        for k, idx in groups:
+            x[idx] = symmetry.apply_to_planes(x[idx], k)
+        outputs: list[list[np.ndarray]] = []
+        for start in range(0, m, self.max_batch):
+            outputs.append(self.runner(x[start : start + self.max_batch]))
+            self.batches += 1
+        if len(outputs) == 1:
+            by_head = dict(zip(self.heads, outputs[0]))
+        else:
+            by_head = {head: np.concatenate([o[j] for o in outputs]) for j, head in enumerate(self.heads)}
+        policy = by_head.get("policy")
+        value = by_head.get("value")
+        if policy is not None and groups:
+            if not policy.flags.writeable:
+                policy = policy.copy()
+            for k, idx in groups:
+                policy[idx] = symmetry.invert_policy(policy[idx], k, dims)
+        return [
+            (
+                policy[i].copy() if policy is not None else None,
+                float(value[i].reshape(-1)[0]) if value is not None else None,
+            )
+            for i in range(m)
+        ]
+
+
+def _name(encoder: str | Encoder) -> str:
+    return encoder if isinstance(encoder, str) else encoder.name()

@@ -1,0 +1,226 @@
+"""Saving and loading models: ``.keras`` file plus model card, with checks that fail clearly.
+
+``save_model(model, path, encoder, ...)`` writes both files atomically (a finished checkpoint is
+never lost half-written). ``load_model(path, encoder=..., board_size=..., heads=...)`` loads
+the model and checks that the card's encoder exists and that the model's input planes, board
+size and output sizes agree with it and with what the caller expects; any mismatch raises
+``ModelFileError`` with one message naming the file.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dlgo.encoders import ENCODER_NAMES, Encoder, get_encoder_by_name
+from dlgo.nn.card import ModelCard, card_path, read_card, write_card
+
+if TYPE_CHECKING:
+    import keras
+
+__all__ = ["ModelFileError", "LoadedModel", "save_model", "load_model", "model_heads"]
+
+
+class ModelFileError(ValueError):
+    """A model file that cannot be used as asked: missing, unreadable or mismatched."""
+
+
+def model_heads(model: keras.Model) -> list[str]:
+    """ "policy"/"value" for each output: by output name, else a single output of size 1 is a value."""
+    names = list(getattr(model, "output_names", None) or [model.layers[-1].name])
+    shapes = model.output_shape if isinstance(model.output_shape, list) else [model.output_shape]
+    heads = []
+    for name, shape in zip(names, shapes):
+        if "policy" in name:
+            heads.append("policy")
+        elif "value" in name:
+            heads.append("value")
+        else:
+            heads.append("value" if shape[-1] == 1 else "policy")
+    return heads
+
+
+def _input_shape(model: keras.Model) -> list[int | None]:
+    shape = model.input_shape
+    if isinstance(shape, list):
+        raise ValueError("models with several inputs are not supported here")
+    return list(shape[1:])
+
+
+@dataclass
+class LoadedModel:
+    """A Keras model with its card and the file it came from."""
+
+    model: Any
+    card: ModelCard
+    path: Path | None = None
+    _encoders: dict = field(default_factory=dict, repr=False)
+
+    def encoder(self, board_size: int | tuple[int, int] | None = None) -> Encoder:
+        """The card's encoder for ``board_size`` (default: the first size on the card)."""
+        size = board_size if board_size is not None else self.card.board_sizes[0]
+        key = size if isinstance(size, tuple) else (size, size)
+        if key not in self._encoders:
+            self._encoders[key] = get_encoder_by_name(self.card.encoder, key)
+        return self._encoders[key]
+
+    @property
+    def heads(self) -> list[str]:
+        return list(self.card.heads)
+
+
+def _versions() -> dict[str, str]:
+    import keras
+
+    from dlgo import __version__
+
+    return {"dlgo": __version__, "keras": keras.__version__, "backend": keras.backend.backend()}
+
+
+def save_model(
+    model: keras.Model,
+    path: str | os.PathLike,
+    encoder: Encoder | str,
+    board_sizes: Sequence[int] | None = None,
+    *,
+    card: ModelCard | None = None,
+    **card_fields: Any,
+) -> ModelCard:
+    """Save ``model`` to ``path`` (``.keras``) with its card; returns the card written.
+
+    Shape fields (encoder, planes, heads, input shape, parameter count, versions) are filled in
+    from the model; ``card_fields`` (training, metrics, strength, notes, network) add the rest.
+    """
+    path = Path(path)
+    if path.suffix != ".keras":
+        raise ModelFileError(f"{path}: model files end in .keras")
+    encoder_name = encoder if isinstance(encoder, str) else encoder.name()
+    if board_sizes is None:
+        if isinstance(encoder, str):
+            raise ValueError("board_sizes is required when the encoder is given by name")
+        board_sizes = [encoder.board_width]
+    input_shape = _input_shape(model)
+    base = card.to_dict() if card is not None else {}
+    base.update(card_fields)
+    network = dict(base.get("network") or {})
+    network.setdefault("name", model.name)
+    network["parameters"] = int(model.count_params())
+    base.update(
+        encoder=encoder_name,
+        board_sizes=[int(s) for s in board_sizes],
+        num_planes=int(input_shape[-1]),
+        heads=model_heads(model),
+        input_shape=input_shape,
+        network=network,
+        versions=_versions(),
+    )
+    base.setdefault("created", datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat())
+    new_card = ModelCard.from_dict(base)
+    _check(path, new_card, input_shape, _output_sizes(model))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".tmp.keras")
+    model.save(tmp)
+    os.replace(tmp, path)
+    write_card(path, new_card)
+    return new_card
+
+
+def _output_sizes(model: keras.Model) -> list[int | None]:
+    shapes = model.output_shape if isinstance(model.output_shape, list) else [model.output_shape]
+    return [shape[-1] for shape in shapes]
+
+
+def _check(path: Path, card: ModelCard, input_shape: list[int | None], output_sizes: list[int | None]) -> None:
+    def fail(problem: str) -> ModelFileError:
+        return ModelFileError(f"{path}: {problem}")
+
+    if card.encoder not in ENCODER_NAMES:
+        raise fail(f"unknown encoder {card.encoder!r} on the model card (known: {', '.join(ENCODER_NAMES)})")
+    if not card.board_sizes:
+        raise fail("the model card lists no board size")
+    if len(input_shape) != 3:
+        raise fail(f"expected input (rows, cols, planes), the model takes {tuple(input_shape)}")
+    if len(card.heads) != len(output_sizes) or any(h not in ("policy", "value") for h in card.heads):
+        raise fail(f"model card heads {card.heads} do not match the model's {len(output_sizes)} outputs")
+    for size in card.board_sizes:
+        encoder = get_encoder_by_name(card.encoder, size)
+        rows, cols, planes = encoder.shape()
+        if input_shape[2] != planes:
+            raise fail(
+                f"encoder {card.encoder!r} gives {planes} planes but the model takes {input_shape[2]} "
+                "(trained with another encoder?)"
+            )
+        if input_shape[0] not in (None, rows) or input_shape[1] not in (None, cols):
+            raise fail(f"the model takes {input_shape[0]}x{input_shape[1]} boards, the card says {size}x{size}")
+        for head, n in zip(card.heads, output_sizes):
+            expected = encoder.num_moves() if head == "policy" else 1
+            if n is not None and n != expected:
+                raise fail(f"{head} output has {n} entries, encoder {card.encoder!r} at {size}x{size} needs {expected}")
+
+
+def load_model(
+    path: str | os.PathLike,
+    encoder: str | None = None,
+    board_size: int | None = None,
+    heads: Sequence[str] | None = None,
+    compile: bool = False,
+) -> LoadedModel:
+    """Load ``path`` and its card, checking shapes and the caller's expectations.
+
+    ``encoder``: the encoder name the caller will feed (must match the card). ``board_size``: the
+    size to play (must be on the card unless the network is size-independent). ``heads``: heads
+    the caller needs (e.g. ``["policy", "value"]`` for Zero search).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f"{path}: model file not found")
+    try:
+        card = read_card(path)
+    except ValueError as e:
+        raise ModelFileError(str(e)) from None
+    if encoder is not None and encoder != card.encoder:
+        raise ModelFileError(f"{path}: the model was trained with encoder {card.encoder!r}, not {encoder!r}")
+    if card.encoder not in ENCODER_NAMES:
+        raise ModelFileError(f"{path}: unknown encoder {card.encoder!r} on the model card")
+
+    import keras
+
+    import dlgo.networks  # noqa: F401  (custom objects, if any, register on import)
+
+    try:
+        model = keras.saving.load_model(path, compile=compile)
+    except Exception as e:  # Keras raises many types for a bad file
+        raise ModelFileError(f"{path}: cannot load the Keras model: {e}") from e
+    try:
+        input_shape = _input_shape(model)
+    except ValueError as e:
+        raise ModelFileError(f"{path}: {e}") from None
+    _check(path, card, input_shape, _output_sizes(model))
+    if card.input_shape and list(card.input_shape) != input_shape:
+        raise ModelFileError(f"{path}: the model takes {input_shape}, its card says {card.input_shape}")
+    if board_size is not None and board_size not in card.board_sizes:
+        if input_shape[0] is not None:
+            raise ModelFileError(
+                f"{path}: the model plays {input_shape[0]}x{input_shape[1]} only, not {board_size}x{board_size}"
+            )
+        at_size = ModelCard.from_dict({**card.to_dict(), "board_sizes": [board_size]})
+        _check(path, at_size, input_shape, _output_sizes(model))
+    for head in heads or ():
+        if head not in card.heads:
+            raise ModelFileError(f"{path}: the model has no {head} head (it has {', '.join(card.heads)})")
+    return LoadedModel(model=model, card=card, path=path)
+
+
+def card_of(path: str | os.PathLike) -> ModelCard:
+    """The card of a model file without loading Keras (``ModelFileError`` if missing)."""
+    try:
+        return read_card(path)
+    except ValueError as e:
+        raise ModelFileError(str(e)) from None
+
+
+__all__ += ["card_of", "card_path"]
