@@ -56,8 +56,11 @@ def _strings(game_state: GameState) -> list[GoString]:
     return out
 
 
-def estimate_status(game_state: GameState, num_playouts: int = 400, seed: int | None = 1) -> GroupStatus:
-    """Alive, dead and seki strings (each a sorted list of points), strings in board order."""
+def estimate_status(game_state: GameState, num_playouts: int = 400, seed: int | None = None) -> GroupStatus:
+    """Alive, dead and seki strings (each a sorted list of points), strings in board order.
+
+    ``seed`` makes the estimate repeatable; it reseeds the shared playout generator.
+    """
     if seed is not None:
         kernel.seed(seed)
     own = ownership_values(game_state, num_playouts)
@@ -90,7 +93,7 @@ def estimate_status(game_state: GameState, num_playouts: int = 400, seed: int | 
     return GroupStatus(alive=pts(alive), dead=pts(dead_strings), seki=pts(seki))
 
 
-def final_result(game_state: GameState, num_playouts: int = 400, seed: int | None = 1) -> GameResult:
+def final_result(game_state: GameState, num_playouts: int = 400, seed: int | None = None) -> GameResult:
     """Area count with komi after removing the stones the estimate calls dead."""
     status = estimate_status(game_state, num_playouts, seed)
     return compute_game_result(game_state, status.dead_stones())

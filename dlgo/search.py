@@ -22,14 +22,17 @@ __all__ = ["SearchBudget", "CandidateInfo", "SearchResult", "SearchAgent", "Prog
 
 @dataclass
 class SearchBudget:
-    """When a search stops: whichever of visits, seconds or the stop event comes first.
+    """When a search stops: whichever of visits, seconds, deadline or the stop event comes first.
 
-    ``None`` for both visits and seconds means "until stopped" (analysis mode).
+    Seconds count from the budget's creation, so a budget made when a command arrives includes
+    everything done before the search starts. ``deadline`` is a ``time.monotonic()`` instant.
+    ``None`` for visits, seconds and deadline means "until stopped" (analysis mode).
     """
 
     max_visits: int | None = None
     max_seconds: float | None = None
     stop: threading.Event | None = None
+    deadline: float | None = None
 
     def __post_init__(self) -> None:
         self._start = time.monotonic()
@@ -44,6 +47,8 @@ class SearchBudget:
         if self.max_visits is not None and visits >= self.max_visits:
             return True
         if self.stop is not None and self.stop.is_set():
+            return True
+        if self.deadline is not None and time.monotonic() >= self.deadline:
             return True
         return self.max_seconds is not None and self.elapsed() >= self.max_seconds
 

@@ -459,10 +459,14 @@ def _komi_text(komi: float) -> bytes:
 
 
 def _moves_of(state: GameState) -> list[tuple[Player, Move]]:
-    """Moves from the root to ``state`` with who made each (the previous state's player)."""
+    """Moves from the root to ``state`` with who made each.
+
+    The mover is the opposite of the player to move after the move: that also holds for a
+    colour that played twice in a row (``play_as``), where the previous state's player is wrong.
+    """
     out = []
     while state.previous_state is not None and state.last_move is not None:
-        out.append((state.previous_state.next_player, state.last_move))
+        out.append((state.next_player.other, state.last_move))
         state = state.previous_state
     out.reverse()
     return out

@@ -101,23 +101,6 @@ class _Worker(threading.Thread):
         return self.value
 
 
-class DeadlineBudget(SearchBudget):
-    """A SearchBudget whose time runs out at a fixed moment (the clock started when the command
-    arrived, not when the search began)."""
-
-    def __init__(self, max_visits: int | None, deadline: float | None, stop: threading.Event) -> None:
-        seconds = None if deadline is None else max(0.0, deadline - time.monotonic())
-        super().__init__(max_visits=max_visits, max_seconds=seconds, stop=stop)
-        self.deadline = deadline
-
-    def exhausted(self, visits: int) -> bool:
-        if self.max_visits is not None and visits >= self.max_visits:
-            return True
-        if self.stop is not None and self.stop.is_set():
-            return True
-        return self.deadline is not None and time.monotonic() >= self.deadline
-
-
 class AgentPool:
     """Builds agents on first use (heavy imports happen then) and keeps them."""
 
@@ -641,7 +624,7 @@ class Engine:
         seconds = self._budget_seconds(player)
         deadline = None if seconds is None else self._arrived + seconds
         stop = threading.Event()
-        budget = DeadlineBudget(params.get("rounds"), deadline, stop)
+        budget = SearchBudget(max_visits=params.get("rounds"), deadline=deadline, stop=stop)
         settings = self._decision_settings()
         opponent_passed = self.game.opponent_passed(player)
         move_number = self.game.num_moves + 1
@@ -798,7 +781,11 @@ class Engine:
         analysis = self._section("analysis")
         stop = threading.Event()
         seconds = analysis["seconds"] or None
-        budget = DeadlineBudget(analysis["visits"], None if seconds is None else time.monotonic() + seconds, stop)
+        budget = SearchBudget(
+            max_visits=analysis["visits"],
+            deadline=None if seconds is None else time.monotonic() + seconds,
+            stop=stop,
+        )
         worker = _Worker(lambda: agent.search(state, budget))
         self._stop = stop
         try:

@@ -186,7 +186,6 @@ class MCTSAgent(SearchAgent):
         on_progress: ProgressCallback | None = None,
         progress_interval: float = 0.5,
     ) -> SearchResult:
-        budget.restart()
         root = MCTSNode(game_state)
         next_report = progress_interval
         rounds = 0
