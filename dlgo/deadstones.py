@@ -2,7 +2,8 @@
 
 Random playouts (eye rule, compiled kernel) are run from the position, half with each player
 to move first so neither side gets a free tempo. A string whose points end up the opponent's
-more often than its own is dead. Strings that survive with liberties only in neutral points
+more often than its own is dead, unless a static two-eye check (``dlgo.eyes``) shows it lives.
+Strings that survive with liberties only in neutral points
 shared with the opponent are reported as seki.
 """
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dlgo.eyes import refine_dead
 from dlgo.goboard import BLACK, EMPTY, WHITE, GameState, GoString
 from dlgo.gotypes import Player, Point
 from dlgo.playout import board_array, kernel
@@ -66,13 +68,18 @@ def estimate_status(game_state: GameState, num_playouts: int = 400, seed: int | 
     own = ownership_values(game_state, num_playouts)
     board = game_state.board
     strings = _strings(game_state)
+    by_ownership = []
+    for s in strings:
+        sign = 1.0 if s.color is Player.black else -1.0
+        if sign * float(np.mean([own[i] for i in s._stones])) < 0.0:
+            by_ownership.extend(board._geo.points[i] for i in s._stones)
+    # Playouts fill small eyes and misread shared eye space: a static two-eye check corrects them.
+    dead_points = refine_dead(game_state, by_ownership)
+    dead_set = set(dead_points)
     dead_strings = []
     alive_strings = []
     for s in strings:
-        sign = 1.0 if s.color is Player.black else -1.0
-        mean = sign * float(np.mean([own[i] for i in s._stones]))
-        (dead_strings if mean < 0.0 else alive_strings).append(s)
-    dead_points = [board._geo.points[i] for s in dead_strings for i in s._stones]
+        (dead_strings if board._geo.points[next(iter(s._stones))] in dead_set else alive_strings).append(s)
     owner = area_ownership(board, dead_points)
     seki = []
     alive = []

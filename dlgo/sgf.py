@@ -483,6 +483,7 @@ def write_game(
     date: str | None = None,
     comments: Sequence[str | None] | None = None,
     handicap: int | None = None,
+    komi: float | None = None,
     application: str = f"dlgo:{__version__}",
 ) -> str:
     """SGF text (FF[4], UTF-8) for a game.
@@ -496,7 +497,9 @@ def write_game(
     leaves either out (an ``SgfGame`` passes its own, missing ones left out). ``HA`` and
     ``AB`` are written when the start position has only Black stones (two or more) and White to
     move, else setup stones as ``AB``/``AW`` and ``PL`` when the player to move would not be
-    inferred. ``comments`` are aligned with the moves (``C[]``, None for none).
+    inferred. ``comments`` are aligned with the moves (``C[]``, None for none). ``komi``
+    (``KM``) defaults to the start position's komi; pass the declared komi when the state's
+    komi includes handicap compensation.
     """
     auto_result = result is None
     if isinstance(game, SgfGame):
@@ -549,7 +552,7 @@ def write_game(
         "CA": [b"UTF-8"],
         "AP": [_text(application)],
         "SZ": [str(cols).encode() if rows == cols else f"{cols}:{rows}".encode()],
-        "KM": [_komi_text(initial_state.komi)],
+        "KM": [_komi_text(initial_state.komi if komi is None else komi)],
     }
     if date is None:
         date = datetime.date.today().isoformat()

@@ -42,6 +42,12 @@ SCHEMA: dict[str, dict[str, Param]] = {
         "name": Param(str, "dlgo", "what `name` answers"),
         "board_size": Param(int, 19, "board size at start-up (until `boardsize`)", minimum=MIN_SIZE, maximum=MAX_SIZE),
         "komi": Param(float, 7.5, "komi at start-up (until `komi`)"),
+        "handicap_compensation": Param(
+            str,
+            "chinese",
+            "points White gets per handicap stone in the count: chinese = one each (GNU Go, KGS), aga = one fewer, none",
+            choices=("chinese", "aga", "none"),
+        ),
         "preload": Param(bool, False, "build the agent in the background at start-up instead of at the first genmove"),
     },
     "time": {

@@ -154,7 +154,7 @@ class Engine:
         self.config = config
         self.channel = channel
         size = config.get("engine.board_size")
-        self.game = Game(size, size, config.get("engine.komi"))
+        self.game = Game(size, size, config.get("engine.komi"), config.get("engine.handicap_compensation"))
         self.clock = Clock()
         self.agents = AgentPool(config)
         self.rules = "chinese"
@@ -510,7 +510,7 @@ class Engine:
             log.warning("loadsgf: no agent plays %dx%d", rows, cols)
             raise GtpError(CANNOT_LOAD)
         moves = record.moves if until is None else record.moves[: until - 1]
-        game = Game(rows, cols, record.komi)
+        game = Game(rows, cols, record.komi, self.game.handicap_compensation)
         try:
             game.load(record.initial_state, moves, record.handicap)
         except GtpError:
@@ -533,6 +533,7 @@ class Engine:
             self.game.initial,
             result=result,
             handicap=self.game.handicap,
+            komi=self.game.komi,
             application=f"{self.config.get('engine.name')}:{__version__}",
         )
         if cmd.args:

@@ -29,14 +29,26 @@ def position_for(state: GameState, player: Player) -> GameState:
     return GameState(state.board, player, state, None, state.komi)
 
 
+HANDICAP_COMPENSATION = {
+    "chinese": lambda stones: stones,
+    "aga": lambda stones: max(0, stones - 1),
+    "none": lambda stones: 0,
+}
+
+
 class Game:
     """Board size, komi, the initial (setup) position and the moves played since."""
 
-    def __init__(self, rows: int = 19, cols: int | None = None, komi: float = 7.5) -> None:
+    def __init__(
+        self, rows: int = 19, cols: int | None = None, komi: float = 7.5, handicap_compensation: str = "chinese"
+    ) -> None:
+        if handicap_compensation not in HANDICAP_COMPENSATION:
+            raise ValueError(f"handicap compensation must be one of {sorted(HANDICAP_COMPENSATION)}")
         self.rows = rows
         self.cols = cols if cols is not None else rows
         self.komi = komi
         self.handicap = 0
+        self.handicap_compensation = handicap_compensation
         self.initial = GameState.new_game((self.rows, self.cols), komi)
         self._states: list[GameState] = []  # the state after each move
         self._moves: list[tuple[Player, Move]] = []
@@ -45,6 +57,16 @@ class Game:
     @property
     def state(self) -> GameState:
         return self._states[-1] if self._states else self.initial
+
+    @property
+    def scoring_komi(self) -> float:
+        """Komi plus White's compensation for handicap stones: what the count and the agents use.
+
+        Area rules give White one point per handicap stone (Chinese, as GNU Go's
+        ``--chinese-rules`` and KGS count) or one fewer (AGA), because Black's handicap stones
+        would otherwise count as area on top of the moves they stand for.
+        """
+        return self.komi + HANDICAP_COMPENSATION[self.handicap_compensation](self.handicap)
 
     @property
     def moves(self) -> list[tuple[Player, Move]]:
@@ -92,10 +114,14 @@ class Game:
 
     # --- changes ---------------------------------------------------------------------------
     def clear(self, rows: int | None = None, cols: int | None = None) -> None:
-        self.__init__(rows or self.rows, cols or (rows or self.cols), self.komi)
+        self.__init__(rows or self.rows, cols or (rows or self.cols), self.komi, self.handicap_compensation)
 
     def set_komi(self, komi: float) -> None:
         self.komi = komi
+        self._apply_scoring_komi()
+
+    def _apply_scoring_komi(self) -> None:
+        komi = self.scoring_komi
         for state in [self.initial, *self._states]:
             s: GameState | None = state
             while s is not None and s.komi != komi:
@@ -142,6 +168,7 @@ class Game:
             raise GtpError(BAD_VERTEX_LIST)  # a stone without liberties was taken off
         self.initial = GameState.from_position(board, Player.white, self.komi)
         self.handicap = len(points) if count_as_handicap else 0
+        self._apply_scoring_komi()
 
     def load(self, initial: GameState, moves: Iterable[tuple[Player, Move]], handicap: int = 0) -> None:
         """Replace the game by ``initial`` plus ``moves`` (GtpError(illegal move) if one is not legal)."""
@@ -150,5 +177,6 @@ class Game:
         self.handicap = handicap
         self.initial = initial
         self._states, self._moves = [], []
+        self._apply_scoring_komi()
         for player, move in moves:
             self.play(player, move)

@@ -1,7 +1,7 @@
 """Counting for the engine: dead stones, the area score and whether neutral points are left.
 
-Dead stones come from dlgo's Monte Carlo estimate, corrected by a static two-eye check
-(:mod:`gtp_engine.eyes`). One estimate per position (cached), so ``final_score`` and
+Dead stones come from dlgo's Monte Carlo estimate with its static two-eye check
+(:mod:`dlgo.deadstones`). One estimate per position (cached), so ``final_score`` and
 ``final_status_list`` always agree with each other.
 """
 
@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from dlgo.goboard import EMPTY, GameState
 from dlgo.gotypes import Player, Point
 from dlgo.scoring import GameResult, area_ownership, compute_game_result
-from gtp_engine.eyes import refine_dead
 
 if TYPE_CHECKING:
     from dlgo.deadstones import GroupStatus
@@ -57,17 +56,9 @@ def count(state: GameState, playouts: int, seed: int | None = 1) -> Count:
     if hit is not None:
         _CACHE.move_to_end(key)
         return hit
-    from dlgo.deadstones import GroupStatus, estimate_status  # compiled playouts: loaded on first use
+    from dlgo.deadstones import estimate_status  # compiled playouts: loaded on first use
 
-    estimate = estimate_status(state, playouts, seed)
-    dead = set(refine_dead(state, estimate.dead_stones()))
-    groups = sorted(estimate.alive + estimate.dead + estimate.seki)
-    seki = {tuple(g) for g in estimate.seki}
-    status = GroupStatus(
-        alive=[g for g in groups if g[0] not in dead and tuple(g) not in seki],
-        dead=[g for g in groups if g[0] in dead],
-        seki=[g for g in groups if g[0] not in dead and tuple(g) in seki],
-    )
+    status = estimate_status(state, playouts, seed)
     result = compute_game_result(state, status.dead_stones())
     value = Count(status, result)
     _CACHE[key] = value

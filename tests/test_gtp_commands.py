@@ -465,3 +465,19 @@ def test_gogui_analyze_commands(eng: InProcessEngine) -> None:
     var = eng.ok(types["var"]).split()
     assert var[0] == "w" and len(var) % 2 == 0
     assert eng.ok("gogui-interrupt") == ""
+
+
+@pytest.mark.parametrize("rule,expected", [("chinese", "B+77.5"), ("aga", "B+78.5"), ("none", "B+80.5")])
+def test_handicap_compensation_in_the_count(rule: str, expected: str) -> None:
+    # 9x9, three handicap stones, komi 0.5: Black owns all 81 points; White gets the compensation.
+    eng = InProcessEngine(*FAST, f"engine.handicap_compensation={rule}")
+    try:
+        eng.ok("boardsize 9")
+        eng.ok("komi 0.5")
+        eng.ok("fixed_handicap 3")
+        eng.ok("play w pass")
+        eng.ok("play b pass")
+        assert eng.ok("final_score") == expected
+        assert "KM[0.5]" in eng.ok("printsgf")
+    finally:
+        eng.close()
