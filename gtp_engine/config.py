@@ -45,7 +45,7 @@ SCHEMA: dict[str, dict[str, Param]] = {
         "handicap_compensation": Param(
             str,
             "chinese",
-            "points White gets per handicap stone in the count: chinese = one each (GNU Go, KGS), aga = one fewer, none",
+            "points White gets per handicap stone: chinese = one each (GNU Go, KGS), aga = one fewer, none",
             choices=("chinese", "aga", "none"),
         ),
         "preload": Param(bool, False, "build the agent in the background at start-up instead of at the first genmove"),
