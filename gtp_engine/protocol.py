@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from dlgo.goboard import Move
 from dlgo.gotypes import Player, Point
-from dlgo.utils import COLS
+from dlgo.utils import COLS, coords_from_point, move_to_text
 
 __all__ = [
     "GtpError",
@@ -182,13 +182,6 @@ def parse_float(text: str, minimum: float | None = None) -> float:
     return value
 
 
-def format_vertex(point: Point) -> str:
-    return f"{COLS[point.col - 1]}{point.row}"
-
-
-def format_move(move: Move) -> str:
-    if move.is_pass:
-        return "pass"
-    if move.is_resign:
-        return "resign"
-    return format_vertex(move.point)
+# GTP writes vertices and moves exactly as dlgo's text helpers do.
+format_vertex = coords_from_point
+format_move = move_to_text

@@ -79,6 +79,19 @@ def _init_strings(colors, w, head, nxt, libs, size, empties, epos):
 
 
 @njit(cache=True)
+def _work_arrays(n):
+    """Scratch arrays for strings and the empty-point list: head, next, libs, size, empties, epos."""
+    return (
+        np.empty(n, np.int32),
+        np.empty(n, np.int32),
+        np.empty(n, np.int32),
+        np.empty(n, np.int32),
+        np.empty(n, np.int32),
+        np.empty(n, np.int32),
+    )
+
+
+@njit(cache=True)
 def _is_eye(colors, w, p, c):
     for k in range(4):
         cn = colors[_neighbor(p, w, k)]
@@ -298,12 +311,7 @@ def playout(colors_in, w, to_move, ko, komi, max_moves):
     """One random playout from a position; returns (winner 1/2 or 0 for jigo, moves played)."""
     n = colors_in.shape[0]
     colors = colors_in.copy()
-    head = np.empty(n, np.int32)
-    nxt = np.empty(n, np.int32)
-    libs = np.empty(n, np.int32)
-    size = np.empty(n, np.int32)
-    empties = np.empty(n, np.int32)
-    epos = np.empty(n, np.int32)
+    head, nxt, libs, size, empties, epos = _work_arrays(n)
     owner = np.empty(n, np.int8)
     moves = _playout_in_place(colors, w, to_move, ko, max_moves, head, nxt, libs, size, empties, epos)
     score = area_owner(colors, w, owner) - komi
@@ -323,12 +331,7 @@ def playouts(colors_in, w, to_move, ko, komi, num_playouts, max_moves):
     """
     n = colors_in.shape[0]
     colors = np.empty(n, np.int8)
-    head = np.empty(n, np.int32)
-    nxt = np.empty(n, np.int32)
-    libs = np.empty(n, np.int32)
-    size = np.empty(n, np.int32)
-    empties = np.empty(n, np.int32)
-    epos = np.empty(n, np.int32)
+    head, nxt, libs, size, empties, epos = _work_arrays(n)
     owner = np.empty(n, np.int8)
     ownership = np.zeros(n, np.float64)
     black_wins = 0
@@ -361,12 +364,7 @@ def candidate_moves(colors_in, w, to_move, ko):
     """
     n = colors_in.shape[0]
     colors = colors_in.copy()
-    head = np.empty(n, np.int32)
-    nxt = np.empty(n, np.int32)
-    libs = np.empty(n, np.int32)
-    size = np.empty(n, np.int32)
-    empties = np.empty(n, np.int32)
-    epos = np.empty(n, np.int32)
+    head, nxt, libs, size, empties, epos = _work_arrays(n)
     _init_strings(colors, w, head, nxt, libs, size, empties, epos)
     out = np.empty(n, np.int32)
     count = 0
