@@ -9,7 +9,30 @@ from __future__ import annotations
 from dlgo.goboard import Board, GameState
 from dlgo.gotypes import Player, Point
 
-__all__ = ["max_fixed_handicap", "fixed_handicap_points", "free_handicap_points", "handicap_game"]
+__all__ = [
+    "max_fixed_handicap",
+    "fixed_handicap_points",
+    "free_handicap_points",
+    "handicap_game",
+    "handicap_compensation",
+    "COMPENSATION_RULES",
+]
+
+COMPENSATION_RULES = ("chinese", "aga", "none")
+
+
+def handicap_compensation(stones: int, rule: str = "chinese") -> float:
+    """Points White gets for ``stones`` handicap stones in an area count, on top of komi.
+
+    Area rules count Black's handicap stones as area although White never got the moves they
+    stand for: Chinese rules (and GNU Go's ``--chinese-rules``, KGS) give White one point per
+    stone, AGA rules one fewer.
+    """
+    if rule not in COMPENSATION_RULES:
+        raise ValueError(f"handicap compensation must be one of {', '.join(COMPENSATION_RULES)}")
+    if stones < 2 or rule == "none":
+        return 0.0
+    return float(stones if rule == "chinese" else stones - 1)
 
 
 def max_fixed_handicap(size: int) -> int:

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dlgo.goboard import MAX_SIZE, MIN_SIZE
+from dlgo.handicap import COMPENSATION_RULES
 from gtp_engine import agents
 from gtp_engine.agents import Param
 
@@ -46,7 +47,7 @@ SCHEMA: dict[str, dict[str, Param]] = {
             str,
             "chinese",
             "points White gets per handicap stone: chinese = one each (GNU Go, KGS), aga = one fewer, none",
-            choices=("chinese", "aga", "none"),
+            choices=COMPENSATION_RULES,
         ),
         "preload": Param(bool, False, "build the agent in the background at start-up instead of at the first genmove"),
     },

@@ -32,6 +32,7 @@ __all__ = ["MoveChoice", "DecisionSettings", "choose_move", "emergency_move"]
 log = logging.getLogger(__name__)
 
 MIN_RESIGN_VISITS = 100
+MIN_SEARCH_VISITS = 32  # searched even when the clock is already spent
 
 
 @dataclass
@@ -184,6 +185,11 @@ def choose_move(
         result = agent.search(state, budget, on_progress=on_progress, progress_interval=progress_interval)
     cands = result.candidates
     if not cands:
+        # The clock ran out before the search began (agent build, dead-stone count): a tiny
+        # search still beats a random move and costs milliseconds.
+        result = agent.search(state, SearchBudget(max_visits=MIN_SEARCH_VISITS, stop=budget.stop))
+        cands = result.candidates
+    if not cands:
         move = emergency_move(state)
         return MoveChoice(move, "no search result: a quick legal move", result)
     best = cands[0]
@@ -205,11 +211,15 @@ def choose_move(
         return MoveChoice(Move.resign(), f"win rate {best.winrate:.3f} is below the resign threshold", result, best)
 
     if opponent_passed:
-        # We lose the count (else we would have passed above): play on while there is hope.
+        # We lose the count (else we would have passed above): a pass would end the game lost.
         hopeful = [c for c in non_pass if c.winrate >= settings.resign_threshold]
         if hopeful:
             return pick(hopeful[0], "the opponent passed but we lose the count: playing on")
-        return MoveChoice(Move.pass_turn(), "the opponent passed and nothing changes the count", result)
+        if settings.resign_enabled:
+            return MoveChoice(Move.resign(), "the opponent passed, we lose the count and no move helps", result)
+        if non_pass:
+            return pick(non_pass[0], "the opponent passed and we lose the count: playing on anyway")
+        return MoveChoice(Move.pass_turn(), "the opponent passed and no move is left", result)
 
     if best.move.is_pass and non_pass and settings.only_when_settled:
         counted = count(state, settings.pass_playouts)

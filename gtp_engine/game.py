@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
+from dlgo.handicap import handicap_compensation as handicap_compensation_points
 from gtp_engine.protocol import BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_UNDO, ILLEGAL_MOVE, GtpError
 
 __all__ = ["Game", "position_for"]
@@ -29,21 +30,13 @@ def position_for(state: GameState, player: Player) -> GameState:
     return GameState(state.board, player, state, None, state.komi)
 
 
-HANDICAP_COMPENSATION = {
-    "chinese": lambda stones: stones,
-    "aga": lambda stones: max(0, stones - 1),
-    "none": lambda stones: 0,
-}
-
-
 class Game:
     """Board size, komi, the initial (setup) position and the moves played since."""
 
     def __init__(
         self, rows: int = 19, cols: int | None = None, komi: float = 7.5, handicap_compensation: str = "chinese"
     ) -> None:
-        if handicap_compensation not in HANDICAP_COMPENSATION:
-            raise ValueError(f"handicap compensation must be one of {sorted(HANDICAP_COMPENSATION)}")
+        handicap_compensation_points(0, handicap_compensation)  # rejects an unknown rule
         self.rows = rows
         self.cols = cols if cols is not None else rows
         self.komi = komi
@@ -60,13 +53,8 @@ class Game:
 
     @property
     def scoring_komi(self) -> float:
-        """Komi plus White's compensation for handicap stones: what the count and the agents use.
-
-        Area rules give White one point per handicap stone (Chinese, as GNU Go's
-        ``--chinese-rules`` and KGS count) or one fewer (AGA), because Black's handicap stones
-        would otherwise count as area on top of the moves they stand for.
-        """
-        return self.komi + HANDICAP_COMPENSATION[self.handicap_compensation](self.handicap)
+        """Komi plus White's compensation for handicap stones: what the count and the agents use."""
+        return self.komi + handicap_compensation_points(self.handicap, self.handicap_compensation)
 
     @property
     def moves(self) -> list[tuple[Player, Move]]:
