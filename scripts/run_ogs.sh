@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Put the dlgo engine on OGS (online-go.com) through gtp2ogs 9.x. Step by step: docs/ogs.md.
+#
+#   OGS_API_KEY=... scripts/run_ogs.sh [--config FILE] [--check] [gtp2ogs options, e.g. --beta]
+#
+# Needs Node.js 18+ and gtp2ogs (npm install -g gtp2ogs), the engine installed
+# (scripts/setup_env.sh), and the bot's API key in the environment variable OGS_API_KEY: the key
+# goes into a private temporary copy of the config (mode 600, removed on exit), never into a file
+# in the repo and never onto a command line (where `ps` would show it).
+#   --config FILE  gtp2ogs config (default configs/ogs/gtp2ogs.json5)
+#   --check        check everything, start the engine once, and stop before connecting
+# Other arguments go to gtp2ogs (--beta: the beta server; -v: more log). Exit status 2: setup problem.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+die() {
+    echo "run_ogs: $*" >&2
+    exit 2
+}
+
+config="configs/ogs/gtp2ogs.json5"
+check_only=0
+passthrough=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --config)
+            [ $# -ge 2 ] || die "--config needs a file"
+            config="$2"
+            shift 2
+            ;;
+        --check)
+            check_only=1
+            shift
+            ;;
+        -h | --help)
+            sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+            exit 0
+            ;;
+        *)
+            passthrough+=("$1")
+            shift
+            ;;
+    esac
+done
+
+[ -f "$config" ] || die "config not found: $config"
+if [ -z "${OGS_API_KEY:-}" ]; then
+    die "OGS_API_KEY is not set: export it with your bot's API key (on OGS, as the bot's owner: the bot's profile page, 'Generate API key'); it is never stored in the repo"
+fi
+command -v node >/dev/null 2>&1 || die "Node.js not found: install Node.js 18 or newer (Debian/Ubuntu: apt-get install nodejs npm)"
+node_major="$(node -e 'process.stdout.write(process.versions.node.split(".")[0])')"
+[ "$node_major" -ge 18 ] || die "Node.js $(node --version) is too old for gtp2ogs 9.x: install Node.js 18 or newer"
+command -v gtp2ogs >/dev/null 2>&1 || die "gtp2ogs not found: npm install -g gtp2ogs (version 9.x), then make sure npm's global bin folder is on PATH"
+
+# The engine: the project's virtualenv first.
+if [ -x "$root/.venv/bin/dlgo-gtp" ]; then
+    export PATH="$root/.venv/bin:$PATH"
+fi
+command -v dlgo-gtp >/dev/null 2>&1 || die "dlgo-gtp not found: run scripts/setup_env.sh (or pip install -e .) first"
+
+# Start the bot's command from the config once, to fail here rather than in the first game.
+command_json="$(sed -n 's/^[[:space:]]*command:[[:space:]]*\(\[.*\]\),\{0,1\}[[:space:]]*$/\1/p' "$config" | head -n 1)"
+if [ -n "$command_json" ]; then
+    mapfile -d '' bot_cmd < <(node -e 'for (const a of JSON.parse(process.argv[1])) process.stdout.write(a + "\0")' "$command_json")
+    answer="$(printf 'protocol_version\nname\nquit\n' | timeout 120 "${bot_cmd[@]}" 2>/dev/null | head -n 1 || true)"
+    [ "$answer" = "= 2" ] || die "the bot command does not answer GTP: ${bot_cmd[*]} (run it by hand to see why)"
+    echo "run_ogs: engine OK: ${bot_cmd[*]}" >&2
+else
+    echo "run_ogs: warning: could not read bot.command from $config; not checking the engine" >&2
+fi
+# gtp2ogs's version, from the package.json above its executable.
+gtp2ogs_version="unknown"
+dir="$(dirname "$(readlink -f "$(command -v gtp2ogs)")")"
+for _ in 1 2 3; do
+    if [ -f "$dir/package.json" ]; then
+        gtp2ogs_version="$(node -e 'const p = require(process.argv[1]); process.stdout.write(p.name === "gtp2ogs" ? p.version : "unknown")' "$dir/package.json" 2>/dev/null || echo unknown)"
+        break
+    fi
+    dir="$(dirname "$dir")"
+done
+case "$gtp2ogs_version" in
+    9.*) ;;
+    *) echo "run_ogs: warning: gtp2ogs version $gtp2ogs_version; this config is written for 9.x" >&2 ;;
+esac
+echo "run_ogs: gtp2ogs $gtp2ogs_version, config $config" >&2
+if [ "$check_only" = 1 ]; then
+    echo "run_ogs: --check: all set, not connecting" >&2
+    exit 0
+fi
+
+# A private copy of the config with the API key added after the opening brace.
+umask 077
+tmp="$(mktemp "${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/gtp2ogs-XXXXXX.json5")"
+child=""
+cleanup() {
+    rm -f "$tmp"
+}
+trap cleanup EXIT
+trap 'if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null || true; fi' INT TERM
+key_json="$(node -e 'process.stdout.write(JSON.stringify(process.env.OGS_API_KEY))')"
+# (ENVIRON, not awk -v, which would undo the JSON escapes.)
+KEY_JSON="$key_json" awk '!done && /^[[:space:]]*\{/ { print; print "    apikey: " ENVIRON["KEY_JSON"] ","; done = 1; next } { print }' \
+    "$config" >"$tmp"
+grep -q '^    apikey: ' "$tmp" || die "no opening { found in $config"
+
+echo "run_ogs: connecting; Ctrl-C (or SIGTERM) stops the bot" >&2
+gtp2ogs --config "$tmp" "${passthrough[@]}" &
+child=$!
+status=0
+wait "$child" || status=$?
+# A signal interrupts `wait`: wait again for gtp2ogs to finish its own shutdown.
+if kill -0 "$child" 2>/dev/null; then
+    wait "$child" || status=$?
+fi
+exit "$status"

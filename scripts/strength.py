@@ -1,0 +1,362 @@
+#!/usr/bin/env python3
+"""Strength report: a fixed gauntlet of the shipped engine configs against GNU Go (and Pachi).
+
+    python scripts/strength.py                      # the full gauntlet, then docs/strength.md
+    python scripts/strength.py --games9 4 --games19 2 --sizes 9   # smaller
+    python scripts/strength.py --report-only        # rewrite the report from finished games
+
+Every pairing is a duel (dlgo.match) in its own folder under ``--out`` (default runs/strength),
+so an interrupted gauntlet resumes where it stopped, and a rerun with more games extends it.
+The report (``docs/strength.md`` and ``docs/strength.png``) has a table, a win-rate plot, the
+exact commands, the machine and the date. The plot needs matplotlib (``pip install -e '.[report]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from dlgo.match import GameRules, MatchError, MatchSettings, dlgo_player, gnugo_player, pachi_player  # noqa: E402
+from dlgo.match.record import load_records  # noqa: E402
+from dlgo.match.runner import run_match  # noqa: E402
+from dlgo.match.summary import summarise  # noqa: E402
+
+CONFIGS = ("random", "mcts", "default")  # the shipped configs, weakest first
+
+
+@dataclass
+class Pairing:
+    config: str
+    opponent: str  # label
+    size: int
+    games: int
+    seconds: float
+    folder: Path
+    command: list[str]  # the equivalent scripts/duel.py command
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--configs",
+        nargs="+",
+        default=[c for c in CONFIGS if (ROOT / "configs" / f"{c}.toml").is_file()],
+        help="engine configs (names in configs/)",
+    )
+    p.add_argument("--sizes", nargs="+", type=int, default=[9, 19], choices=[9, 13, 19])
+    p.add_argument("--games9", type=int, default=10, help="games per pairing on 9x9")
+    p.add_argument("--games19", type=int, default=4, help="games per pairing on 19x19 (and 13x13)")
+    p.add_argument("--seconds9", type=float, default=1.0, help="seconds per move on 9x9")
+    p.add_argument("--seconds19", type=float, default=0.5, help="seconds per move on 19x19 (and 13x13)")
+    p.add_argument("--level", type=int, default=10, help="GNU Go level")
+    p.add_argument("--no-pachi", action="store_true", help="leave Pachi out even when it is installed")
+    p.add_argument("-j", "--jobs", type=int, default=2, help="games at once")
+    p.add_argument("--out", default="runs/strength", help="folder of the duels (resumable)")
+    p.add_argument("--report", default="docs/strength.md", help="the report to write")
+    p.add_argument("--report-only", action="store_true", help="only rewrite the report from finished games")
+    p.add_argument("--note", action="append", default=[], help="a note for the report (kept for later rewrites)")
+    return p
+
+
+def _pairings(args: argparse.Namespace) -> list[Pairing]:
+    opponents = [f"gnugo-l{args.level}"]
+    if not args.no_pachi and shutil.which("pachi"):
+        opponents.append("pachi-5000")
+    out = []
+    for size in args.sizes:
+        games = args.games9 if size == 9 else args.games19
+        seconds = args.seconds9 if size == 9 else args.seconds19
+        for opponent in opponents:
+            for config in args.configs:
+                folder = Path(args.out) / f"{config}-vs-{opponent}-{size}x{size}"
+                opp_args = (
+                    ["--opponent", "gnugo", "--level", str(args.level)]
+                    if opponent.startswith("gnugo")
+                    else ["--opponent-cmd", "pachi -t =5000 threads=1", "--opponent-name", opponent]
+                )
+                command = ["python", "scripts/duel.py", "--engine", f"configs/{config}.toml",
+                           "--engine-name", f"dlgo-{config}", *opp_args, "--size", str(size),
+                           "--games", str(games), "-j", str(args.jobs), "--seconds-per-move", f"{seconds:g}",
+                           "--out", str(folder)]  # fmt: skip
+                out.append(Pairing(config, opponent, size, games, seconds, folder, command))
+    return out
+
+
+def _settings(pairing: Pairing, jobs: int, level: int) -> MatchSettings:
+    engine = dlgo_player(ROOT / "configs" / f"{pairing.config}.toml", f"dlgo-{pairing.config}")
+    opponent = gnugo_player(level) if pairing.opponent.startswith("gnugo") else pachi_player(label=pairing.opponent)
+    rules = GameRules(size=pairing.size, komi=7.5, seconds_per_move=pairing.seconds)
+    return MatchSettings(engine, opponent, pairing.games, rules, jobs=jobs)
+
+
+def _state_file(out: Path) -> Path:
+    return out / "gauntlet.json"
+
+
+def _load_state(out: Path) -> dict:
+    """What the playing runs left: the command line and the wall time per pairing."""
+    try:
+        state = json.loads(_state_file(out).read_text())
+    except (OSError, json.JSONDecodeError):
+        state = {}
+    state.setdefault("wall_seconds", {})
+    state.setdefault("command", None)
+    return state
+
+
+def play(pairings: list[Pairing], args: argparse.Namespace) -> bool:
+    """Run every pairing; False when interrupted."""
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    state = _load_state(out)
+    state["command"] = _command_line()
+    times = state["wall_seconds"]
+    for k, pairing in enumerate(pairings, start=1):
+        print(f"[{k}/{len(pairings)}] {' '.join(pairing.command)}", file=sys.stderr)
+        settings = _settings(pairing, args.jobs, args.level)
+        try:
+            result = run_match(settings, ROOT / pairing.folder if not pairing.folder.is_absolute() else pairing.folder)
+        except MatchError as e:
+            print(f"strength: {e}", file=sys.stderr)
+            return False
+        times[pairing.folder.name] = times.get(pairing.folder.name, 0.0) + result.elapsed
+        _state_file(out).write_text(json.dumps(state, indent=2) + "\n")
+        if result.interrupted:
+            return False
+    return True
+
+
+def _summary(pairing: Pairing, root_out: Path) -> dict | None:
+    folder = pairing.folder if pairing.folder.is_absolute() else ROOT / pairing.folder
+    records = load_records(folder / "results.jsonl")
+    records = {i: r for i, r in records.items() if i < pairing.games}
+    if not records:
+        return None
+    return summarise(records.values(), f"dlgo-{pairing.config}", pairing.opponent, pairing.games)
+
+
+def _command_line() -> str:
+    argv = " ".join(shlex.quote(a) for a in sys.argv[1:] if a != "--report-only")
+    return f"python scripts/strength.py{(' ' + argv) if argv else ''}"
+
+
+def _dates(pairing: Pairing) -> list[str]:
+    folder = pairing.folder if pairing.folder.is_absolute() else ROOT / pairing.folder
+    return [
+        r.started[:10] for i, r in load_records(folder / "results.jsonl").items() if i < pairing.games and r.started
+    ]
+
+
+def _machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        memory = f", {kb / 2**20:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    gnugo = "GNU Go not found"
+    exe = shutil.which("gnugo") or ("/usr/games/gnugo" if os.path.exists("/usr/games/gnugo") else None)
+    if exe:
+        try:
+            gnugo = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10).stdout.splitlines()[
+                0
+            ]
+        except (OSError, subprocess.SubprocessError, IndexError):
+            gnugo = "GNU Go (version unknown)"
+    return (
+        f"{cpu}, {os.cpu_count()} cores{memory}; {platform.system()} {platform.release()}; "
+        f"Python {platform.python_version()}; {gnugo}"
+    )
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def _plot(rows: list[tuple[Pairing, dict]], path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("strength: matplotlib not installed (pip install -e '.[report]'): no plot", file=sys.stderr)
+        return False
+    fig, ax = plt.subplots(figsize=(7, 3.6), dpi=110)
+    labels, rates, lows, highs = [], [], [], []
+    for pairing, s in rows:
+        labels.append(f"{pairing.config}\n{pairing.size}x{pairing.size}\nvs {pairing.opponent}")
+        rates.append(100 * s["win_rate"])
+        lows.append(100 * (s["win_rate"] - s["win_rate_95"][0]))
+        highs.append(100 * (s["win_rate_95"][1] - s["win_rate"]))
+    xs = list(range(len(rows)))
+    colours = ["#4C72B0" if p.size == 9 else "#DD8452" for p, _ in rows]
+    ax.bar(xs, rates, color=colours, width=0.6)
+    ax.errorbar(xs, rates, yerr=[lows, highs], fmt="o", color="black", markersize=4, capsize=4, linewidth=1)
+    from matplotlib.patches import Patch
+
+    sizes = sorted({p.size for p, _ in rows})
+    handles = [Patch(color="#4C72B0" if size == 9 else "#DD8452", label=f"{size}x{size}") for size in sizes]
+    ax.legend(handles=handles, loc="upper right", bbox_to_anchor=(1.0, 0.86), fontsize=8)
+    for x, (_, s) in zip(xs, rows):
+        ax.text(x, 102, f"{s['engine_wins']}/{s['games']}", ha="center", va="bottom", fontsize=8)
+    ax.axhline(50, color="grey", linestyle="--", linewidth=0.8)
+    ax.set_xticks(xs, labels, fontsize=8)
+    ax.set_ylim(0, 112)
+    ax.set_ylabel("win rate of dlgo (%)")
+    ax.set_title("dlgo configs against GNU Go: win rate with 95% Wilson interval", fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+def write_report(pairings: list[Pairing], args: argparse.Namespace, wall: float | None) -> Path:
+    out = Path(args.out)
+    state = _load_state(out if out.is_absolute() else ROOT / out)
+    times = state["wall_seconds"]
+    command = state["command"] or _command_line()
+    if args.note:
+        state["notes"] = list(args.note)
+        state_path = _state_file(out if out.is_absolute() else ROOT / out)
+        state_path.parent.mkdir(parents=True, exist_ok=True)
+        state_path.write_text(json.dumps(state, indent=2) + "\n")
+    notes = state.get("notes", [])
+    rows = [(p, s) for p in pairings if (s := _summary(p, out)) is not None]
+    dates = sorted(d for p in pairings for d in _dates(p))
+    when = "no games yet" if not dates else dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+    report = ROOT / args.report if not Path(args.report).is_absolute() else Path(args.report)
+    plot = report.with_suffix(".png")
+    has_plot = bool(rows) and _plot(rows, plot)
+    lines = [
+        "# Strength report",
+        "",
+        f"Games played {when} by `{command}`, on this machine:",
+        "",
+        f"- {_machine()}",
+        f"- {args.jobs} games at once; every engine single-threaded (our MCTS has one search thread, GNU Go has one).",
+        "- Times are wall-clock seconds per move, told to our engine as `--set time.default_seconds=S` (its",
+        "  config's visit cap still applies). GNU Go plays at its fixed `--level` whatever the time.",
+        "- Area scoring, komi 7.5, no handicap, colours alternating (our engine is Black in odd-numbered games).",
+        "  Finished games are counted by the referee after removing both engines' `final_status_list dead`",
+        "  stones, cross-checked with GNU Go's `final_score`.",
+        "",
+        "## Results",
+        "",
+        "| config | board | s/move | opponent | games | W-L | win rate (95% CI) | Elo diff (95% CI) | p (vs 50%) "
+        "| our s/move | endings | count checks | wall time |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    total_wall = 0.0
+    for pairing, s in rows:
+        me = s["players"][f"dlgo-{pairing.config}"]
+        lo, hi = s["win_rate_95"]
+        sc = s["scoring"]
+        checks = "none counted"
+        if sc["gnugo_checked"]:
+            checks = f"{sc['gnugo_checked'] - len(sc['disagreements'])}/{sc['gnugo_checked']} agree"
+        endings = ", ".join(f"{k} {v}" for k, v in sorted(s["reasons"].items()))
+        faults = ", ".join(f"{k} {v}" for k, v in me["losses_by_fault"].items())
+        if faults:
+            endings += f" (our faults: {faults})"
+        seconds = times.get(pairing.folder.name)
+        total_wall += seconds or 0.0
+        wall_text = f"{seconds / 60:.0f} min" if seconds else "-"
+        avg = f"{me['avg_move_seconds']:.2f}" if me["avg_move_seconds"] is not None else "-"
+        games = str(s["games"]) if s["games"] == pairing.games else f"{s['games']} of {pairing.games}"
+        score = f"{s['engine_wins']}-{s['opponent_wins']}"
+        if s["draws"]:
+            score += f" ({s['draws']} draws)"
+        lines.append(
+            f"| {pairing.config} | {pairing.size}x{pairing.size} | {pairing.seconds:g} | {pairing.opponent} "
+            f"| {games} | {score} "
+            f"| {_pct(s['win_rate'])} ({_pct(lo)}-{_pct(hi)}) | {s['elo_text']} | {s['p_value']:.3g} "
+            f"| {avg} | {endings} | {checks} | {wall_text} |"
+        )
+    if not rows:
+        lines.append("| (no finished games yet) |||||||||||||")
+    lines += [""]
+    if has_plot:
+        lines += [f"![win rate per pairing]({plot.name})", ""]
+    lines += [
+        "Reading the table: the win rate's 95% interval is Wilson's, the Elo difference is the win rate's",
+        "(400 log10(p / (1 - p))) with the interval mapped the same way, and p tests the decisive games",
+        "against a 50% coin. With no game won the Elo estimate is -inf and the interval's upper end is the",
+        "useful figure: the engine is at most that strong, with 95% confidence. `our s/move` is the time",
+        "our engine really used: a config's visit cap (`mcts.rounds`) can stop the search before the time.",
+        "",
+    ]
+    if notes:
+        lines += ["Notes on this run:", ""] + [f"- {note}" for note in notes] + [""]
+    wall_line = f"The gauntlet's games took {total_wall / 60:.0f} minutes of wall time in all"
+    if wall is not None:
+        wall_line += f" (this run of the script: {wall / 60:.0f} min)"
+    lines += [wall_line + ".", ""]
+    disagreements = [(p, d) for p, s in rows for d in s["scoring"]["disagreements"]]
+    if disagreements:
+        lines += ["Counts where GNU Go names another winner than the referee (kept in the results, not hidden):", ""]
+        for p, d in disagreements:
+            lines.append(f"- {p.folder.name} game {d['game']}: referee {d['referee']}, GNU Go {d['gnugo']}")
+        lines.append("")
+    lines += [
+        "## How to rerun",
+        "",
+        "```sh",
+        "scripts/setup_env.sh report        # the venv with matplotlib",
+        f"PATH=$PATH:/usr/games .venv/bin/{command}",
+        "```",
+        "",
+        "Each row is one duel; the same games by hand (SGFs, logs and `summary.txt` land in the folder):",
+        "",
+        "```sh",
+        *[" ".join(shlex.quote(a) for a in p.command) for p in pairings],
+        "```",
+        "",
+        "The folders keep `results.jsonl`, so rerunning resumes an interrupted gauntlet and a larger",
+        "`--games9`/`--games19` extends it; `--report-only` rewrites this page from the games there.",
+        "",
+    ]
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text("\n".join(lines).rstrip("\n") + "\n", encoding="utf-8")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    pairings = _pairings(args)
+    began = time.monotonic()
+    finished = True
+    if not args.report_only:
+        finished = play(pairings, args)
+    wall = None if args.report_only else time.monotonic() - began
+    report = write_report(pairings, args, wall)
+    print(f"strength: wrote {report} ({'complete' if finished else 'interrupted: rerun to resume'})", file=sys.stderr)
+    return 0 if finished else 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
