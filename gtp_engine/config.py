@@ -50,6 +50,9 @@ SCHEMA: dict[str, dict[str, Param]] = {
             choices=COMPENSATION_RULES,
         ),
         "preload": Param(bool, False, "build the agent in the background at start-up instead of at the first genmove"),
+        "ponder": Param(
+            bool, False, "search on the opponent's time after our genmove (searching agents that keep their tree)"
+        ),
     },
     "time": {
         "default_seconds": Param(float, 5.0, "seconds per move when no clock is set; 0 = visits only", minimum=0.0),
@@ -97,6 +100,15 @@ SCHEMA: dict[str, dict[str, Param]] = {
         "ownership_playouts": Param(int, 400, "playouts behind the ownership map of analysis", minimum=10),
         "visits": Param(int, 5000, "visits of the one-shot GoGui analysis commands", minimum=1),
         "seconds": Param(float, 5.0, "seconds limit of the one-shot GoGui analysis commands", minimum=0.0),
+    },
+    "chat": {
+        "enabled": Param(bool, False, "after each genmove, a stderr line with win rate and PV for gtp2ogs"),
+        "channel": Param(
+            str,
+            "malkovich",
+            "malkovich (observers' log) or discussion (the game chat)",
+            choices=("malkovich", "discussion"),
+        ),
     },
     "log": {
         "level": Param(str, "warning", "logging level on stderr", choices=_LEVELS),

@@ -18,7 +18,7 @@ from typing import Any
 
 from dlgo import __version__
 from dlgo.agent.base import Agent
-from dlgo.goboard import MAX_SIZE, MIN_SIZE
+from dlgo.goboard import MAX_SIZE, MIN_SIZE, GameState
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import fixed_handicap_points, free_handicap_points
 from dlgo.search import SearchAgent, SearchBudget, SearchResult
@@ -34,6 +34,7 @@ from gtp_engine.analysis import (
     parse_analysis_args,
 )
 from gtp_engine.channel import Channel, Line, OutputClosed
+from gtp_engine.chat import chat_line, send_chat
 from gtp_engine.clock import BudgetSettings, Clock, TimeControl, move_budget
 from gtp_engine.config import Config
 from gtp_engine.decision import DecisionSettings, MoveChoice, choose_move
@@ -131,7 +132,7 @@ class AgentPool:
                     raise GtpError(agent_type.unavailable or f"agent '{name}' is not available")
                 started = time.monotonic()
                 try:
-                    agent = agent_type.build(params, rows)
+                    agent = agent_type.build(agents.resolve_paths(agent_type, params, self.config.resolve_path), rows)
                 except Exception as e:
                     log.exception("building agent %s failed", name)
                     raise GtpError(f"cannot build agent '{name}': {e}") from e
@@ -164,6 +165,8 @@ class Engine:
         self._arrived = time.monotonic()
         self._stop: threading.Event | None = None
         self._streaming = False  # the current response has begun (analysis, genmove_analyze)
+        self._ponder_after: tuple[SearchAgent, GameState] | None = None  # (agent, position) to ponder on
+        self._ponder: tuple[threading.Event, _Worker] | None = None
         if config.get("engine.preload"):
             self.agents.preload(self.game.rows, self.game.cols)
 
@@ -172,7 +175,9 @@ class Engine:
         """Answer commands until ``quit`` or end of input; returns the exit status (0)."""
         assert self.channel is not None
         while not self.quit_requested:
+            self._start_pondering()
             line = self.channel.next_line()
+            self._stop_pondering()
             if line.text is None:
                 log.info("end of input")
                 break
@@ -221,6 +226,32 @@ class Engine:
             return
         if text is not None:
             self._write(format_response(True, cmd.id, text))
+
+    # --- pondering ------------------------------------------------------------------------------
+    def _start_pondering(self) -> None:
+        """After our genmove, search the opponent's position until the next input line; agents
+        that keep their tree (zero, alphago) then start the next genmove from it."""
+        after, self._ponder_after = self._ponder_after, None
+        if after is None or not self.config.get("engine.ponder"):
+            return
+        agent, state = after
+        if state is not self.game.state or state.is_over():
+            return
+        stop = threading.Event()
+        budget = SearchBudget(max_visits=self._section("analysis")["max_visits"], stop=stop)
+        worker = _Worker(lambda: agent.search(state, budget))
+        worker.start()
+        self._ponder = (stop, worker)
+
+    def _stop_pondering(self) -> None:
+        if self._ponder is None:
+            return
+        stop, worker = self._ponder
+        self._ponder = None
+        stop.set()
+        worker.join()
+        if worker.error is not None:
+            log.warning("pondering failed: %r", worker.error)
 
     def _begin_stream(self, cmd: Command) -> None:
         """Write the first line of a response that goes on while a search runs."""
@@ -660,6 +691,8 @@ class Engine:
         elapsed = time.monotonic() - self._arrived
         if commit and not choice.move.is_resign:
             self.game.play(player, choice.move)
+            if isinstance(agent, SearchAgent) and getattr(agent, "keeps_tree", False):
+                self._ponder_after = (agent, self.game.state)
         if commit:
             self.clock.spend(player, elapsed)
         self.last_choice = choice
@@ -674,6 +707,8 @@ class Engine:
             "none" if seconds is None else f"{seconds:.2f} s",
             explain(choice.result, choice.candidate, choice.move, choice.reason),
         )
+        if commit and self.config.get("chat.enabled"):
+            send_chat(chat_line(self.config.get("chat.channel"), player, choice.candidate))
         if stream is not None:
             cmd, kata, request = stream
             if request.interval <= 0 and choice.result is not None:

@@ -4,6 +4,7 @@ python -m dlgo.bench playouts --size 9     compiled random playouts (single proc
 python -m dlgo.bench mcts --size 9         MCTS rounds per second from the empty board
 python -m dlgo.bench selfplay --size 9     whole games of the Python RandomBot (rules core speed)
 python -m dlgo.bench nn --build zero --blocks 6 --filters 64 --size 9   (or --model FILE; --encoders)
+python -m dlgo.bench search --agent zero --model FILE --size 9   (or --build zero --blocks 6 --filters 64)
 """
 
 from __future__ import annotations
@@ -122,6 +123,20 @@ def main(argv: list[str] | None = None) -> int:
     n.add_argument("--backends", default="onnx,compiled,predict")
     n.add_argument("--threads", type=int, default=None, help="ONNX Runtime intra-op threads (default: all cores)")
     n.add_argument("--encoders", action="store_true", help="only time every encoder on 9x9 and 19x19")
+    z = sub.add_parser("search", help="search visits per second next to the network's batched throughput")
+    z.add_argument("--agent", choices=["zero", "alphago"], default="zero")
+    z.add_argument("--model", help=".keras model (zero), or the policy network (alphago)")
+    z.add_argument("--value-model", help="alphago: the value network")
+    z.add_argument("--build", choices=["zero", "alphago"], help="an untrained network instead of --model")
+    z.add_argument("--blocks", type=int, default=6)
+    z.add_argument("--filters", type=int, default=64)
+    z.add_argument("--size", type=int, default=9)
+    z.add_argument("--batch-size", type=int, default=16)
+    z.add_argument("--seconds", type=float, default=10.0, help="search time per position")
+    z.add_argument("--backend", default="auto")
+    z.add_argument("--threads", type=int, default=None)
+    z.add_argument("--seed", type=int, default=1)
+    z.add_argument("--no-pipeline", action="store_true", help="evaluate batches on the search thread")
     args = parser.parse_args(argv)
     if args.command == "playouts":
         result = bench_playouts(args.size, args.seconds, args.seed)
@@ -145,6 +160,24 @@ def main(argv: list[str] | None = None) -> int:
                 args.backends.split(","),
                 args.threads,
             )
+    elif args.command == "search":
+        from dlgo.bench.search import bench_search
+
+        result = bench_search(
+            args.agent,
+            args.model,
+            args.build,
+            args.blocks,
+            args.filters,
+            args.size,
+            args.batch_size,
+            args.seconds,
+            args.backend,
+            args.threads,
+            args.seed,
+            args.value_model,
+            not args.no_pipeline,
+        )
     else:
         result = bench_selfplay(args.size, args.games, args.seed)
     result["machine"] = _machine()

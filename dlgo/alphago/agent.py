@@ -1,0 +1,87 @@
+"""The AlphaGo search agent (book 13.4): PUCT over policy priors, value network plus rollouts.
+
+    agent = AlphaGoMCTS.from_models("weights/alphago-policy-19x19.keras",
+                                    "weights/alphago-value-19x19.keras", num_simulations=800)
+
+The tree is the Zero search's (``dlgo.zero.PUCTSearch``): selection by ``Q + u`` with
+``u = c_u * P * sqrt(N) / (1 + n)`` (book c_u 5), Q the running mean of the leaf values
+(``W / n``), values negated at every ply, one new leaf per simulation (the book's code walked a
+fixed depth of 50 and expanded every node on the way), the most visited move, and the subtree of
+the moves played kept for the next search. Leaves are evaluated by ``AlphaGoEvaluator``:
+``lambda * value_net + (1 - lambda) * rollout``, all from the leaf's player to move, in batches
+with virtual loss. The book's defects (A2.12, A10 item 8) are fixed by construction.
+"""
+
+from __future__ import annotations
+
+import os
+
+from dlgo.alphago.evaluator import AlphaGoEvaluator
+from dlgo.zero.agent import ZeroAgent
+
+__all__ = ["AlphaGoMCTS"]
+
+
+class AlphaGoMCTS(ZeroAgent):
+    """AlphaGo-style search on an ``AlphaGoEvaluator``; competitive play only (no noise)."""
+
+    def __init__(
+        self,
+        evaluator: AlphaGoEvaluator,
+        num_simulations: int = 1000,
+        c_u: float = 5.0,
+        *,
+        batch_size: int = 8,
+        virtual_loss: float = 1.0,
+        reuse_tree: bool = True,
+        early_stop: bool = True,
+        max_seconds: float | None = None,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(
+            evaluator,
+            rounds_per_move=num_simulations,
+            c=c_u,
+            batch_size=batch_size,
+            virtual_loss=virtual_loss,
+            reuse_tree=reuse_tree,
+            early_stop=early_stop,
+            max_seconds=max_seconds,
+            seed=seed,
+        )
+
+    @property
+    def num_simulations(self) -> int:
+        return self.rounds_per_move
+
+    @classmethod
+    def from_models(
+        cls,
+        policy_model: str | os.PathLike,
+        value_model: str | os.PathLike | None = None,
+        *,
+        board_size: int | None = None,
+        lambda_value: float = 0.5,
+        rollouts: int = 1,
+        rollout_policy: str = "fast",
+        rollout_limit: int | None = None,
+        backend: str = "auto",
+        cache_size: int = 50_000,
+        threads: int | None = None,
+        seed: int | None = None,
+        **kwargs,
+    ) -> AlphaGoMCTS:
+        """An agent on saved networks: the (strong) policy network for priors and, unless
+        ``value_model`` is None, the value network; random symmetry and a cache for both."""
+        from dlgo.nn import BatchEvaluator, load_model
+
+        def evaluator(path, head):
+            loaded = load_model(path, heads=[head], board_size=board_size)
+            return BatchEvaluator(
+                loaded, backend=backend, cache_size=cache_size, symmetry_mode="random", seed=seed, threads=threads
+            )
+
+        policy = evaluator(policy_model, "policy")
+        value = evaluator(value_model, "value") if value_model else None
+        combined = AlphaGoEvaluator(policy, value, lambda_value, rollouts, rollout_policy, rollout_limit)
+        return cls(combined, seed=seed, **kwargs)

@@ -1,0 +1,195 @@
+"""AlphaGo-style search (dlgo.alphago): fast rollouts, the leaf value mix, signs per ply, tree
+reuse, and the agent on tiny policy and value networks through the GTP engine."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dlgo.alphago import AlphaGoEvaluator, AlphaGoMCTS, rollout_value
+from dlgo.alphago.rollout import _urgent
+from dlgo.goboard import Board, GameState, Move
+from dlgo.gotypes import Player, Point
+from dlgo.playout import kernel
+from dlgo.search import SearchBudget
+
+
+def position(size, black, white, to_move, komi=7.5):
+    board = Board(size, size)
+    for r, c in black:
+        board.place_stone(Player.black, Point(r, c))
+    for r, c in white:
+        board.place_stone(Player.white, Point(r, c))
+    return GameState.from_position(board, to_move, komi)
+
+
+class UniformPolicy:
+    """Policy over the points only, like the AlphaGo policy network (no pass output)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def policy(self, states):
+        self.calls += 1
+        n = states[0].board.num_rows * states[0].board.num_cols
+        return np.full((len(states), n), 1.0 / n)
+
+
+class MaterialValue:
+    def value(self, states):
+        out = []
+        for s in states:
+            stones = [c for _, c in s.board.stones()]
+            own = sum(1 for c in stones if c is s.next_player)
+            out.append(math.tanh(0.3 * (own - (len(stones) - own))))
+        return np.array(out)
+
+
+class FixedValue:
+    def __init__(self, v: float) -> None:
+        self.v = v
+
+    def value(self, states):
+        return np.full(len(states), self.v)
+
+
+# Black walls off columns 1-4 of a 5x5 board: 20 points against 5.
+BLACK_WALL = [(r, 4) for r in range(1, 6)]
+WHITE_WALL = [(r, 5) for r in range(1, 6)]
+
+
+# --- rollouts -------------------------------------------------------------------------------------
+
+
+# Black fills the board but for four one-point eyes: White cannot play, Black will not fill its eyes.
+EYES = {(1, 1), (3, 3), (5, 5), (1, 5)}
+BLACK_EVERYWHERE = [(r, c) for r in range(1, 6) for c in range(1, 6) if (r, c) not in EYES]
+
+
+def test_rollouts_are_seen_from_the_leaf_player():
+    kernel.seed(1)
+    black_to_move = position(5, BLACK_EVERYWHERE, [], Player.black)
+    white_to_move = position(5, BLACK_EVERYWHERE, [], Player.white)
+    for policy in ("fast", "random"):
+        assert rollout_value(black_to_move, policy=policy, count=20) == 1.0
+        assert rollout_value(white_to_move, policy=policy, count=20) == -1.0
+    # Cut short before the game ends: undecided (the book's 0).
+    assert rollout_value(GameState.new_game(9), max_moves=3) == 0.0
+
+
+def test_fast_rollout_captures_and_escapes_first():
+    # White B1 between Black A1 and B2 has one liberty left, C1.
+    state = position(5, [(1, 1), (2, 2)], [(1, 2)], Player.black)
+    board = state.board
+    colors = np.array(board._colors, dtype=np.int8)
+    w = board._geo.width
+    n = colors.shape[0]
+    head, nxt, libs, size, empties, epos = kernel._work_arrays(n)
+    kernel._init_strings(colors, w, head, nxt, libs, size, empties, epos)
+    last = board._geo.index(Point(1, 2))  # as if White just played B1
+    capture = _urgent(colors, w, head, nxt, libs, last, Player.black.value, 0)
+    assert capture == board._geo.index(Point(1, 3))
+    # White to move: its B1 stone is in atari; extending to C1 gives it room.
+    escape = _urgent(colors, w, head, nxt, libs, board._geo.index(Point(2, 2)), Player.white.value, 0)
+    assert escape == board._geo.index(Point(1, 3))
+
+
+# --- the leaf value ---------------------------------------------------------------------------------
+
+
+def test_leaf_value_mixes_value_network_and_rollouts():
+    won = position(5, BLACK_EVERYWHERE, [], Player.black)
+    states = [won, won]
+    only_net = AlphaGoEvaluator(UniformPolicy(), FixedValue(-0.4), lambda_value=1.0)
+    assert only_net.evaluate(states)[1].tolist() == pytest.approx([-0.4, -0.4])
+    assert only_net.rollouts_played == 0
+    only_rollouts = AlphaGoEvaluator(UniformPolicy(), None, lambda_value=0.5, rollouts=20)
+    assert only_rollouts.lambda_value == 0.0
+    assert only_rollouts.evaluate(states)[1].tolist() == [1.0, 1.0]
+    mixed = AlphaGoEvaluator(UniformPolicy(), FixedValue(-0.4), lambda_value=0.5, rollouts=3)
+    assert mixed.evaluate(states)[1].tolist() == pytest.approx([0.3, 0.3])  # 0.5 * -0.4 + 0.5 * 1
+    assert mixed.rollouts_played == 6
+    lost = position(5, BLACK_EVERYWHERE, [], Player.white)
+    assert mixed.evaluate([lost])[1].tolist() == pytest.approx([-0.7])  # 0.5 * -0.4 + 0.5 * -1
+    with pytest.raises(ValueError):
+        AlphaGoEvaluator(UniformPolicy(), FixedValue(0.0), lambda_value=1.5)
+
+
+def test_pass_gets_the_prior_of_an_average_move():
+    state = position(5, BLACK_WALL, WHITE_WALL, Player.black)
+    priors = AlphaGoEvaluator(UniformPolicy(), FixedValue(0.0), 1.0).priors([state])
+    assert priors.shape == (1, 26)
+    assert priors[0, 25] == pytest.approx(1.0 / (15 + 1))  # 15 empty points
+
+
+# --- the search -------------------------------------------------------------------------------------
+
+
+def test_search_takes_the_capture_and_reuses_its_tree():
+    # White's three stones on the first line have one liberty left (D1).
+    state = position(5, [(2, 1), (2, 2), (2, 3), (3, 4)], [(1, 1), (1, 2), (1, 3)], Player.black)
+    policy = UniformPolicy()
+    agent = AlphaGoMCTS(AlphaGoEvaluator(policy, MaterialValue(), lambda_value=1.0), num_simulations=300, seed=3)
+    result = agent.search(state, SearchBudget(max_visits=300))
+    assert result.best.move == Move.play(Point(1, 4)) and result.best.winrate > 0.6
+    assert agent.settings.c_puct == 5.0
+    after = state.apply_move(result.best.move)
+    again = agent.search(after, SearchBudget(max_visits=1))
+    assert again.visits == result.best.visits  # the subtree of the move played was kept
+    calls = policy.calls
+    move = agent.select_move(after)
+    assert after.is_valid_move(move) and policy.calls > calls
+
+
+def test_rollout_only_search_finds_the_won_pass():
+    # White passed; Black leads by area (komi 0.5): passing wins at once, and rollouts agree.
+    state = position(5, BLACK_WALL, WHITE_WALL, Player.white, komi=0.5).apply_move(Move.pass_turn())
+    agent = AlphaGoMCTS(AlphaGoEvaluator(UniformPolicy(), None, rollouts=2), seed=4)
+    result = agent.search(state, SearchBudget(max_visits=200))
+    by_move = {c.move: c for c in result.candidates}
+    assert by_move[Move.pass_turn()].winrate == 1.0
+    assert result.winrate > 0.7
+
+
+# --- tiny real networks -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_alphago(tmp_path_factory):
+    pytest.importorskip("keras")
+    from dlgo.encoders import get_encoder_by_name
+    from dlgo.networks.alphago import policy_network, value_network
+    from dlgo.nn import save_model
+
+    folder = tmp_path_factory.mktemp("alphago")
+    enc_p = get_encoder_by_name("alphago", 9)
+    enc_v = get_encoder_by_name("alphago_value", 9)
+    save_model(policy_network((None, None, enc_p.num_planes), num_filters=4), folder / "policy.keras", enc_p, [9])
+    save_model(value_network(enc_v.shape(), num_filters=4), folder / "value.keras", enc_v, [9])
+    return folder / "policy.keras", folder / "value.keras"
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_engine_plays_with_the_alphago_agent(tiny_alphago):
+    from gtp_client import InProcessEngine
+
+    policy, value = tiny_alphago
+    eng = InProcessEngine(
+        "agent=alphago",
+        f"alphago.policy_model={policy}",
+        f"alphago.value_model={value}",
+        "alphago.rounds=40",
+        "engine.board_size=9",
+        config=None,
+    )
+    try:
+        move = eng.ok("genmove b")
+        assert move and move not in ("resign", "pass")
+        explained = eng.ok("gomill-explain_last_move")
+        assert "visits" in explained
+        eng.ok("play w e5" if move.lower() != "e5" else "play w d4")
+        assert eng.ok("genmove b")
+    finally:
+        eng.close()
