@@ -24,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from dlgo.playout.kernel import _is_eye as playout_is_eye
+
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
 LADDER_MAX_DEPTH = 200  # plies: a ladder across a 25x25 board takes about 100
 LADDER_MAX_NODES = 1000  # plays per read: real ladders need up to a few hundred (wrong branches included)
@@ -227,24 +229,8 @@ def stone_liberty_planes(colors, w, first_color, libs, max_libs, out):
 
 @njit(cache=True)
 def is_eye(colors, w, p, color):
-    """The book's eye rule (A1.7): all neighbours friendly; diagonals >= 3 of 4, all on the edge."""
-    if colors[p] != EMPTY:
-        return False
-    for k in range(4):
-        c = colors[_nb(p, w, k)]
-        if c != BORDER and c != color:
-            return False
-    friendly = 0
-    off = 0
-    for d in (-w - 1, -w + 1, w - 1, w + 1):
-        c = colors[p + d]
-        if c == BORDER:
-            off += 1
-        elif c == color:
-            friendly += 1
-    if off > 0:
-        return friendly + off == 4
-    return friendly >= 3
+    """The book's eye rule (A1.7) on an empty point, as the playout kernel applies it."""
+    return colors[p] == EMPTY and playout_is_eye(colors, w, p, color)
 
 
 # --- ladder reader (mutates ``colors`` and restores it) -------------------------------------
