@@ -80,12 +80,29 @@ def test_bad_overrides_name_the_key(override: str, message: str) -> None:
     assert str(info.value).startswith(f"--set {override}")
 
 
-@pytest.mark.parametrize("agent", ["predict"])
-def test_unavailable_agents_refused(agent: str) -> None:
-    with pytest.raises(ConfigError, match=f"agent '{agent}' is not available yet"):
-        load_config(None, [f"agent={agent}"])
-    with pytest.raises(ConfigError, match=f"agent '{agent}' is not available yet"):
-        load_config(None, [f"size.9.agent={agent}"])
+def test_unavailable_agents_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gtp_engine import agents
+
+    placeholder = agents.AgentType(
+        name="future",
+        doc="not built yet",
+        params={},
+        build=None,
+        searches=False,
+        unavailable="agent 'future' is not available yet",
+    )
+    monkeypatch.setitem(agents.REGISTRY, "future", placeholder)
+    with pytest.raises(ConfigError, match="agent 'future' is not available yet"):
+        load_config(None, ["agent=future"])
+    with pytest.raises(ConfigError, match="agent 'future' is not available yet"):
+        load_config(None, ["size.9.agent=future"])
+
+
+def test_every_shipped_agent_is_available() -> None:
+    from gtp_engine import agents
+
+    for name in ("random", "mcts", "predict", "zero", "alphago"):
+        assert agents.get(name).unavailable is None
 
 
 def run_engine(*args: str, stdin: bytes = b"name\n") -> subprocess.CompletedProcess:
@@ -108,9 +125,9 @@ def test_bad_config_file_exits_2_with_one_line(tmp_path) -> None:
     proc = run_engine("--config", str(tmp_path / "missing.toml"))
     assert proc.returncode == 2 and "cannot read" in proc.stderr.decode()
 
-    proc = run_engine("--config", str(ROOT / "configs/mcts.toml"), "--set", "agent=predict")
+    proc = run_engine("--config", str(ROOT / "configs/mcts.toml"), "--set", "agent=bogus")
     assert proc.returncode == 2
-    assert re.fullmatch(r"dlgo-gtp: config error: .*agent 'predict' is not available yet\n", proc.stderr.decode())
+    assert re.fullmatch(r"dlgo-gtp: config error: .*bogus.*\n", proc.stderr.decode())
 
     bad.write_text("[time]\nlag_bufer = 1.0\n")
     proc = run_engine("--config", str(bad))
