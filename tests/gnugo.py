@@ -8,29 +8,16 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 
 from dlgo.gotypes import Point
+from dlgo.match.players import find_gnugo
 from dlgo.utils import coords_from_point, point_from_coords
 
 __all__ = ["GNUGO_COMMAND", "GnuGo", "GtpError", "find_gnugo", "parse_vertices"]
 
+
 GNUGO_COMMAND = ["--mode", "gtp", "--chinese-rules", "--level", "1"]
-_FALLBACK_DIRS = ("/usr/games", "/usr/local/games")
-
-
-def find_gnugo() -> str | None:
-    """Path of the ``gnugo`` executable on PATH or in /usr/games, or None."""
-    found = shutil.which("gnugo")
-    if found:
-        return found
-    for folder in _FALLBACK_DIRS:
-        candidate = os.path.join(folder, "gnugo")
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return None
 
 
 class GtpError(RuntimeError):

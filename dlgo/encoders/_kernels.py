@@ -25,23 +25,13 @@ import numpy as np
 from numba import njit
 
 from dlgo.playout.kernel import _is_eye as playout_is_eye
+from dlgo.playout.kernel import _neighbor as _nb
 
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
 LADDER_MAX_DEPTH = 200  # plies: a ladder across a 25x25 board takes about 100
 LADDER_MAX_NODES = 1000  # plays per read: real ladders need up to a few hundred (wrong branches included)
 
 # ctr (int64 scratch array): [0] flood-fill generation
-
-
-@njit(cache=True, inline="always")
-def _nb(p, w, k):
-    if k == 0:
-        return p - w
-    if k == 1:
-        return p + w
-    if k == 2:
-        return p - 1
-    return p + 1
 
 
 @njit(cache=True)
