@@ -16,12 +16,10 @@ import math
 import random
 import time
 
-import numpy as np
-
 from dlgo.deadstones import estimate_status
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
-from dlgo.playout import kernel
+from dlgo.playout import board_array, kernel
 from dlgo.scoring import compute_game_result
 from dlgo.search import (
     CandidateInfo,
@@ -63,7 +61,7 @@ class MCTSNode:
             state = self.game_state
             board = state.board
             cands = kernel.candidate_moves(
-                np.array(board._colors, dtype=np.int8),
+                board_array(state),
                 board._geo.width,
                 state.next_player.value,
                 state.ko_point,
@@ -152,7 +150,7 @@ class MCTSAgent(SearchAgent):
         state = node.game_state
         board = state.board
         winner, _ = kernel.playout(
-            np.array(board._colors, dtype=np.int8),
+            board_array(state),
             board._geo.width,
             state.next_player.value,
             state.ko_point,
