@@ -4,6 +4,8 @@ resuming, Ctrl-C, and a small real match of our engine against GNU Go level 1.""
 from __future__ import annotations
 
 import json
+import os
+import queue
 import signal
 import subprocess
 import sys
@@ -12,10 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from dlgo.match import ClockSettings, GameRules, MatchError, MatchSettings, command_player, dlgo_player, play_game
+from dlgo.match import (
+    ClockSettings,
+    GameRules,
+    MatchError,
+    MatchSettings,
+    command_player,
+    dlgo_player,
+    play_game,
+    runner,
+)
 from dlgo.match.clock import PlayerClock
 from dlgo.match.players import find_gnugo, gnugo_player
-from dlgo.match.record import GameRecord, load_records
+from dlgo.match.record import GameRecord, append_record, load_records, repair_records
 from dlgo.match.runner import run_match
 from dlgo.match.scoring import GnuGoScorer
 from dlgo.match.stats import binomial_p_value, elo_from_rate, elo_interval, wilson_interval
@@ -207,6 +218,107 @@ def test_interrupted_match_keeps_finished_games_and_resumes(tmp_path):
     second = run_match(_settings(3), tmp_path, progress=False, on_game=lambda r: played.append(r.index))
     assert not second.interrupted and sorted(played) == [1, 2]
     assert sorted(load_records(tmp_path / "results.jsonl")) == [0, 1, 2]
+
+
+def _instant_games(monkeypatch, played=None):
+    """Games that end at once (White wins by komi), without engines: the runner's bookkeeping alone."""
+
+    def play(settings, index, scorer, out):
+        if played is not None:
+            played.append(index)
+        black, white = runner.players_of_game(settings, index)
+        return GameRecord(index, black.label, white.label, 9, 7.5, winner="W", result="W+7.5", reason="score")
+
+    monkeypatch.setattr(runner, "_play_index", play)
+
+
+def _summary_games(folder: Path) -> int:
+    return json.loads((folder / "summary.json").read_text())["games"]
+
+
+def test_ctrl_c_just_after_a_result_is_appended_keeps_the_summary_in_step(tmp_path, monkeypatch):
+    # The race behind a flaky test_duel_script_ctrl_c_then_resume: SIGINT landing after a line
+    # reached results.jsonl (during its fsync) but before the game was counted left summary.json
+    # one game short. Here the SIGINT comes at exactly that point, every time.
+    _instant_games(monkeypatch)
+    real_append = runner.append_record
+
+    def append_then_ctrl_c(path, record):
+        real_append(path, record)
+        if record.index == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(runner, "append_record", append_then_ctrl_c)
+    result = run_match(_settings(4), tmp_path, progress=False, check_engines=False)
+    assert result.interrupted
+    assert sorted(load_records(tmp_path / "results.jsonl")) == [0, 1]
+    assert _summary_games(tmp_path) == result.summary["games"] == 2
+    assert [r.index for r in result.records] == [0, 1]
+    assert "W+7.5" in (tmp_path / "games" / "game-0002.sgf").read_text()
+
+    played = []
+    _instant_games(monkeypatch, played)
+    monkeypatch.setattr(runner, "append_record", real_append)
+    second = run_match(_settings(4), tmp_path, progress=False, check_engines=False)
+    assert not second.interrupted and played == [2, 3] and _summary_games(tmp_path) == 4
+
+
+def test_the_final_summary_counts_what_results_jsonl_holds(tmp_path, monkeypatch):
+    # A game written to results.jsonl however late, as long as it is before the writers stop,
+    # is in the summary: it is made from the file once the games are over, not from memory.
+    _instant_games(monkeypatch)
+    late = GameRecord(2, "a", "b", 9, 7.5, winner="W", result="W+7.5", reason="score")
+
+    def late_game_then_ctrl_c(record):
+        append_record(tmp_path / "results.jsonl", late)
+        raise KeyboardInterrupt
+
+    result = run_match(_settings(4), tmp_path, progress=False, check_engines=False, on_game=late_game_then_ctrl_c)
+    assert result.interrupted and [r.index for r in result.records] == [0, 2]
+    assert _summary_games(tmp_path) == result.summary["games"] == 2
+
+
+def test_games_drained_after_ctrl_c_are_written_before_the_summary(tmp_path):
+    # After Ctrl-C the parallel runner keeps the games already in the queue, then stops the workers.
+    settings = _settings(3)
+    runner._check_folder(tmp_path, settings)
+    output = runner._Output(tmp_path, settings, {}, progress=False)
+    pending = queue.Queue()
+    for index in (0, 1):
+        pending.put(("done", index, GameRecord(index, "a", "b", 9, 7.5, winner="W", result="W+7.5").to_json()))
+    pending.put(("error", 2, "Traceback: referee bug"))
+    errors, seen = [], []
+    runner._drain(pending, output, errors, lambda r: seen.append(r.index))
+    assert seen == [0, 1] and errors == ["game 3: Traceback: referee bug"]
+    assert sorted(load_records(tmp_path / "results.jsonl")) == [0, 1] and _summary_games(tmp_path) == 2
+
+
+def test_a_torn_last_line_is_ignored_and_cut_before_the_next_append(tmp_path, monkeypatch):
+    results = tmp_path / "results.jsonl"
+    run_match(_settings(1), tmp_path, progress=False)  # game 0, for real
+    whole = results.read_bytes()
+    results.write_bytes(whole + b'{"index":1,"black":"b","whi')  # a kill in the middle of a write
+    assert sorted(load_records(results)) == [0]
+    played = []
+    _instant_games(monkeypatch, played)
+    result = run_match(_settings(3), tmp_path, progress=False, check_engines=False)
+    assert played == [1, 2] and [r.index for r in result.records] == [0, 1, 2]
+    data = results.read_bytes()
+    assert data.startswith(whole) and data.endswith(b"\n")
+    assert [json.loads(line)["index"] for line in data.splitlines()] == [0, 1, 2]
+
+
+def test_repair_records_completes_or_cuts_the_last_line(tmp_path):
+    path = tmp_path / "results.jsonl"
+    assert not repair_records(path)
+    append_record(path, GameRecord(0, "a", "b", 9, 7.5))
+    assert not repair_records(path)
+    line = path.read_bytes()
+    path.write_bytes(line + line.replace(b'"index":0', b'"index":1').rstrip(b"\n"))  # whole, no newline
+    assert repair_records(path) and sorted(load_records(path)) == [0, 1]
+    assert path.read_bytes().endswith(b"}\n") and path.read_bytes().count(b"\n") == 2
+    path.write_bytes(line + b'{"index":1,"bl')
+    assert repair_records(path) and path.read_bytes() == line
 
 
 def test_other_settings_in_the_same_folder_are_refused(tmp_path):

@@ -41,6 +41,7 @@ __all__ = [
     "record_to_sgf",
     "append_record",
     "load_records",
+    "repair_records",
 ]
 
 FORFEITS = ("illegal", "crash", "timeout", "protocol", "refused")
@@ -156,26 +157,65 @@ def record_to_sgf(record: GameRecord) -> str:
 
 
 def append_record(path: str | os.PathLike, record: GameRecord) -> None:
-    """Append one record as a JSON line and flush it to disk."""
-    line = json.dumps(record.to_json(), separators=(",", ":")) + "\n"
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(line)
+    """Append one record as a JSON line and flush it to disk.
+
+    The line goes out in ``write`` calls on an ``O_APPEND`` descriptor (one for any line of
+    ordinary size), so the file never holds half a line unless the process dies in the middle
+    (a kill, a crash, a power cut); :func:`load_records` ignores such a torn line and
+    :func:`repair_records` removes it before the next append, so it cannot swallow the next record.
+    """
+    data = (json.dumps(record.to_json(), separators=(",", ":")) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _parse_line(line: bytes) -> GameRecord | None:
+    try:
+        return GameRecord.from_json(json.loads(line.decode("utf-8")))
+    except (UnicodeDecodeError, json.JSONDecodeError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def repair_records(path: str | os.PathLike) -> bool:
+    """Make ``path`` end with a whole line before anything is appended to it; True when it changed.
+
+    A last line without its newline is either complete (the newline is added) or torn by an
+    interrupted write (it is cut off): appending after a torn line would glue the next record to it.
+    """
+    p = Path(path)
+    if not p.exists():
+        return False
+    data = p.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return False
+    cut = data.rfind(b"\n") + 1
+    with open(p, "r+b") as f:
+        if _parse_line(data[cut:]) is not None:
+            f.seek(0, os.SEEK_END)
+            f.write(b"\n")
+        else:
+            f.truncate(cut)
         f.flush()
         os.fsync(f.fileno())
+    return True
 
 
 def load_records(path: str | os.PathLike) -> dict[int, GameRecord]:
-    """Records by game index; a torn last line (an interrupted write) is ignored."""
+    """Records by game index; a torn line (an interrupted write) is ignored."""
     records: dict[int, GameRecord] = {}
     p = Path(path)
     if not p.exists():
         return records
-    for line in p.read_text(encoding="utf-8").splitlines():
+    for line in p.read_bytes().splitlines():
         if not line.strip():
             continue
-        try:
-            record = GameRecord.from_json(json.loads(line))
-        except (json.JSONDecodeError, TypeError, KeyError):
-            continue
-        records[record.index] = record
+        record = _parse_line(line)
+        if record is not None:
+            records[record.index] = record
     return records

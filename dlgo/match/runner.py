@@ -22,6 +22,7 @@ import os
 import queue
 import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -31,7 +32,7 @@ from typing import Any
 
 from dlgo.match.gtp import GtpError, GtpProcess
 from dlgo.match.players import PlayerSpec
-from dlgo.match.record import GameRecord, append_record, load_records, record_to_sgf
+from dlgo.match.record import GameRecord, append_record, load_records, record_to_sgf, repair_records
 from dlgo.match.referee import GameRules, play_game
 from dlgo.match.scoring import GnuGoScorer
 from dlgo.match.summary import summarise, summary_text
@@ -176,6 +177,40 @@ def preflight(settings: MatchSettings, timeout: float = 120.0, log_dir: str | os
 # --- running ---------------------------------------------------------------------------------
 
 
+class _SigintDeferred:
+    """Within ``with``, Ctrl-C (SIGINT) is held back: it is only noted in ``received``.
+
+    On the way out the previous handler is restored and, when ``deliver`` is set and a SIGINT
+    came, called (Python's default raises KeyboardInterrupt there, after the guarded writes are
+    whole). A no-op outside the main thread, or where SIGINT is ignored or not handled by Python.
+    """
+
+    def __init__(self, deliver: bool = True) -> None:
+        self.deliver = deliver
+        self.received = False
+        self._frame: Any = None
+        self._old: Any = None
+
+    def _note(self, signum: int, frame: Any) -> None:
+        self.received = True
+        self._frame = frame
+
+    def __enter__(self) -> _SigintDeferred:
+        if threading.current_thread() is threading.main_thread():
+            old = signal.getsignal(signal.SIGINT)
+            if callable(old):
+                self._old = old
+                signal.signal(signal.SIGINT, self._note)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is None:
+            return
+        signal.signal(signal.SIGINT, self._old)
+        if self.received and self.deliver and exc[0] is None:
+            self._old(signal.SIGINT, self._frame)
+
+
 class _Output:
     """Everything written when a game ends, and the progress display."""
 
@@ -215,10 +250,15 @@ class _Output:
         return summarise(self.records.values(), self.settings.engine.label, self.settings.opponent.label, planned)
 
     def finish(self, record: GameRecord) -> None:
-        (self.out / "games" / f"game-{record.index + 1:04d}.sgf").write_text(record_to_sgf(record), encoding="utf-8")
-        append_record(self.out / "results.jsonl", record)
-        self.records[record.index] = record
-        self.write_summary()
+        """Keep a finished game: SGF, a line of results.jsonl, the summary. Ctrl-C waits until all
+        three are written, so the summary never lags behind results.jsonl and no line is torn."""
+        with _SigintDeferred():
+            (self.out / "games" / f"game-{record.index + 1:04d}.sgf").write_text(
+                record_to_sgf(record), encoding="utf-8"
+            )
+            append_record(self.out / "results.jsonl", record)
+            self.records[record.index] = record
+            self.write_summary()
         if self.bar is not None:
             self.bar.update(1)
             self.status.set_description_str(self.score_line(record))
@@ -255,6 +295,7 @@ def run_match(
     out = Path(out_dir)
     began = time.monotonic()
     _check_folder(out, settings)
+    repair_records(out / "results.jsonl")  # a line torn by a kill must not swallow the next one
     records = load_records(out / "results.jsonl")
     todo = [i for i in range(settings.games) if i not in records]
     output = _Output(out, settings, records, progress)
@@ -271,7 +312,14 @@ def run_match(
         interrupted = True
     finally:
         output.close()
-    summary = output.write_summary()
+    # Only this thread appends to results.jsonl, and the workers are gone by now (a game they
+    # finished after Ctrl-C was drained and kept, or is discarded with their queue): the summary
+    # is made from what the file holds, the record of the match that a resume will read.
+    with _SigintDeferred(deliver=False) as late:
+        records = load_records(out / "results.jsonl")
+        output.records = records
+        summary = output.write_summary()
+    interrupted = interrupted or late.received
     return MatchResult(
         summary, sorted(records.values(), key=lambda r: r.index), interrupted, errors, time.monotonic() - began
     )
@@ -370,18 +418,14 @@ def _run_workers(
                         break
                 else:
                     continue
-            kind, index, payload = message
             remaining -= 1
-            if kind == "error":
-                errors.append(f"game {index + 1}: {payload}")
-                continue
-            record = GameRecord.from_json(payload)
-            output.finish(record)
-            if on_game is not None:
+            with _SigintDeferred():  # a game taken off the queue is kept whole, Ctrl-C or not
+                record = _keep(message, output, errors)
+            if record is not None and on_game is not None:
                 on_game(record)
         return False
     except KeyboardInterrupt:
-        _drain(results, output, on_game)
+        _drain(results, output, errors, on_game)
         return True
     finally:
         for w in workers:
@@ -398,15 +442,26 @@ def _run_workers(
             q.close()
 
 
-def _drain(results: Any, output: _Output, on_game: Callable[[GameRecord], None] | None) -> None:
-    """Keep the games that finished while Ctrl-C was being pressed."""
+def _keep(message: tuple, output: _Output, errors: list[str]) -> GameRecord | None:
+    """A worker's message: a finished game is written out (and returned), an error noted."""
+    kind, index, payload = message
+    if kind == "error":
+        errors.append(f"game {index + 1}: {payload}")
+        return None
+    record = GameRecord.from_json(payload)
+    output.finish(record)
+    return record
+
+
+def _drain(results: Any, output: _Output, errors: list[str], on_game: Callable[[GameRecord], None] | None) -> None:
+    """Keep the games that finished while Ctrl-C was being pressed (before the workers are stopped:
+    a game that ends after this is discarded with the queue, never written after the summary)."""
     while True:
         try:
-            kind, _, payload = results.get_nowait()
-        except (queue.Empty, OSError, ValueError):
+            message = results.get_nowait()
+        except (queue.Empty, OSError, ValueError, EOFError):
             return
-        if kind == "done":
-            record = GameRecord.from_json(payload)
-            output.finish(record)
-            if on_game is not None:
-                on_game(record)
+        with _SigintDeferred():
+            record = _keep(message, output, errors)
+        if record is not None and on_game is not None:
+            on_game(record)
