@@ -77,6 +77,9 @@ SCHEMA: dict[str, dict[str, Param]] = {
         "handicap_min_move": Param(
             int, 0, "never resign as White in a handicap game before this move; 0 = half the board's points", minimum=0
         ),
+        "consecutive_moves": Param(
+            int, 3, "resign only when this many of our moves in a row (this one included) are below it", minimum=1
+        ),
     },
     "pass": {
         "playouts": Param(int, 400, "playouts of the dead-stone estimate behind pass decisions", minimum=10),

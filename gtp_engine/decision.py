@@ -6,8 +6,9 @@
 - Never pass while the game is undecided: when the search prefers pass but neutral points are
   left (dame), play the best other move.
 - Resign only when clearly lost: win rate under the threshold after a minimum move number,
-  with a lower threshold and a later minimum for White in a handicap game, and never on a
-  search too small to mean anything.
+  with a lower threshold and a later minimum for White in a handicap game, never on a search
+  too small to mean anything, and only when our previous ``consecutive_moves - 1`` moves in
+  this game line were under it too (the caller passes their values, see :func:`resign_value`).
 - Cleanup (``kgs-genmove_cleanup``): never pass while the opponent's dead stones are on the
   board; capture them instead.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,7 @@ from dlgo.gotypes import Player, Point
 from dlgo.search import CandidateInfo, SearchAgent, SearchBudget, SearchResult
 from gtp_engine.scoring import count, has_neutral_points
 
-__all__ = ["MoveChoice", "DecisionSettings", "choose_move", "emergency_move"]
+__all__ = ["MoveChoice", "DecisionSettings", "choose_move", "emergency_move", "resign_value"]
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,7 @@ class DecisionSettings:
     resign_min_move: int = 0
     handicap_threshold: float = 0.02
     handicap_min_move: int = 0
+    resign_consecutive_moves: int = 3
     pass_playouts: int = 400
     only_when_settled: bool = True
 
@@ -61,6 +63,7 @@ class DecisionSettings:
             resign_min_move=resign["min_move"],
             handicap_threshold=resign["handicap_threshold"],
             handicap_min_move=resign["handicap_min_move"],
+            resign_consecutive_moves=resign["consecutive_moves"],
             pass_playouts=passing["playouts"],
             only_when_settled=passing["only_when_settled"],
         )
@@ -72,8 +75,23 @@ def _is_handicap_game(state: GameState) -> bool:
     return root.next_player is Player.white and len(stones) >= 2 and all(p is Player.black for p in stones)
 
 
+def resign_value(choice: MoveChoice) -> float | None:
+    """What a played move tells the resign streak: the larger of the best move's and the root's
+    win rate (both are below a threshold exactly when it is), or None when no real search
+    backs the move (it then breaks the streak)."""
+    result = choice.result
+    if result is None or not result.candidates or result.visits < MIN_RESIGN_VISITS:
+        return None
+    return max(result.candidates[0].winrate, result.winrate)
+
+
 def _should_resign(
-    state: GameState, result: SearchResult, best: CandidateInfo, move_number: int, s: DecisionSettings
+    state: GameState,
+    result: SearchResult,
+    best: CandidateInfo,
+    move_number: int,
+    s: DecisionSettings,
+    previous: Sequence[float | None] = (),
 ) -> bool:
     if not s.resign_enabled or result.visits < MIN_RESIGN_VISITS:
         return False
@@ -85,7 +103,10 @@ def _should_resign(
         min_move = max(min_move, s.handicap_min_move or points // 2)
     if move_number < min_move:
         return False
-    return best.winrate < threshold and result.winrate < threshold
+    if not (best.winrate < threshold and result.winrate < threshold):
+        return False
+    earlier = list(previous[: s.resign_consecutive_moves - 1])
+    return len(earlier) == s.resign_consecutive_moves - 1 and all(v is not None and v < threshold for v in earlier)
 
 
 def emergency_move(state: GameState, rng: random.Random | None = None) -> Move:
@@ -160,8 +181,14 @@ def choose_move(
     cleanup: bool = False,
     on_progress: Callable[[SearchResult], None] | None = None,
     progress_interval: float = 0.5,
+    previous_values: Sequence[float | None] = (),
 ) -> MoveChoice:
-    """The engine's move for ``state.next_player`` (``state`` must have that player to move)."""
+    """The engine's move for ``state.next_player`` (``state`` must have that player to move).
+
+    ``previous_values``: :func:`resign_value` of our own earlier moves in this game line, the
+    latest first, None for a move we did not generate; the resign rule needs
+    ``settings.resign_consecutive_moves - 1`` of them below the threshold.
+    """
     player = state.next_player
     if opponent_passed and not cleanup:
         counted = count(state, settings.pass_playouts)
@@ -207,7 +234,7 @@ def choose_move(
             return pick(non_pass[0], "cleanup: neutral points left")
         return pick(best, "cleanup: nothing left to capture")
 
-    if _should_resign(state, result, best, move_number, settings):
+    if _should_resign(state, result, best, move_number, settings, previous_values):
         return MoveChoice(Move.resign(), f"win rate {best.winrate:.3f} is below the resign threshold", result, best)
 
     if opponent_passed:

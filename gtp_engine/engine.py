@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from gtp_engine.channel import Channel, Line, OutputClosed
 from gtp_engine.chat import chat_line, send_chat
 from gtp_engine.clock import BudgetSettings, Clock, TimeControl, move_budget
 from gtp_engine.config import Config
-from gtp_engine.decision import DecisionSettings, MoveChoice, choose_move
+from gtp_engine.decision import DecisionSettings, MoveChoice, choose_move, resign_value
 from gtp_engine.game import Game, position_for
 from gtp_engine.protocol import (
     BAD_VERTEX_LIST,
@@ -161,6 +161,12 @@ class Engine:
         self.rules = "chinese"
         self.last_choice: MoveChoice | None = None
         self.last_winrate: float | None = None
+        # resign_value of each move we generated and played, keyed by the GameState it made.
+        # GameState hashes by identity and every move (genmove, play, undo+replay, loadsgf,
+        # clear_board) makes new state objects, so walking back from the current position
+        # finds exactly our own generated moves of the current line, with no bookkeeping in
+        # the other commands; entries off the current line are dropped at the next record.
+        self._move_values: dict[GameState, float | None] = {}
         self.quit_requested = False
         self._arrived = time.monotonic()
         self._stop: threading.Event | None = None
@@ -660,6 +666,7 @@ class Engine:
         settings = self._decision_settings()
         opponent_passed = self.game.opponent_passed(player)
         move_number = self.game.num_moves + 1
+        previous_values = self._previous_values(player, settings.resign_consecutive_moves - 1)
 
         on_progress = None
         interval = 0.5
@@ -677,7 +684,16 @@ class Engine:
 
         worker = _Worker(
             lambda: choose_move(
-                agent, state, budget, settings, move_number, opponent_passed, cleanup, on_progress, interval
+                agent,
+                state,
+                budget,
+                settings,
+                move_number,
+                opponent_passed,
+                cleanup,
+                on_progress,
+                interval,
+                previous_values,
             )
         )
         self._stop = stop
@@ -691,6 +707,7 @@ class Engine:
         elapsed = time.monotonic() - self._arrived
         if commit and not choice.move.is_resign:
             self.game.play(player, choice.move)
+            self._record_value(choice)
             if isinstance(agent, SearchAgent) and getattr(agent, "keeps_tree", False):
                 self._ponder_after = (agent, self.game.state)
         if commit:
@@ -717,6 +734,31 @@ class Engine:
                     self._write(line + "\n")
             self._write(f"play {format_move(choice.move)}\n\n")
         return choice
+
+    def _line(self) -> Iterator[tuple[GameState, Player]]:
+        """(state, player who moved into it) of each move of the current line, latest first."""
+        s: GameState | None = self.game.state
+        while s is not None and s.previous_state is not None:
+            if s.last_move is not None:  # position_for nodes (a player to move set) are no moves
+                yield s, s.previous_state.next_player
+            s = s.previous_state
+
+    def _previous_values(self, player: Player, n: int) -> list[float | None]:
+        """resign_value of ``player``'s last ``n`` moves in the current line (None: not generated)."""
+        values: list[float | None] = []
+        if n <= 0:
+            return values
+        for s, who in self._line():
+            if who is player:
+                values.append(self._move_values.get(s))
+                if len(values) == n:
+                    break
+        return values
+
+    def _record_value(self, choice: MoveChoice) -> None:
+        line = {s for s, _ in self._line()}
+        self._move_values = {s: v for s, v in self._move_values.items() if s in line}
+        self._move_values[self.game.state] = resign_value(choice)
 
     def _genmove_analyze(self, cmd: Command, kata: bool) -> None:
         request = parse_analysis_args(cmd.args, self.game.rows, self.game.cols)

@@ -9,8 +9,13 @@ from collections.abc import Iterator
 import pytest
 from gtp_client import InProcessEngine
 
+from dlgo.goboard import GameState, Move
+from dlgo.gotypes import Point
+from dlgo.search import CandidateInfo, SearchAgent, SearchBudget, SearchResult
 from dlgo.sgf import read_game
 from dlgo.utils import point_from_coords
+from gtp_engine import agents
+from gtp_engine.protocol import format_move
 
 FAST = ("mcts.rounds=300", "time.default_seconds=0", "analysis.visits=300")
 
@@ -353,7 +358,8 @@ def test_kgs_genmove_cleanup_captures_dead_stones(eng: InProcessEngine) -> None:
 
 def test_resign_when_clearly_lost_and_not_in_handicap_game() -> None:
     walls = " ".join(f"{c}{r}" for c in "beh" for r in range(1, 10))
-    eng = InProcessEngine("mcts.rounds=2000", "time.default_seconds=0")
+    # consecutive_moves = 1: one lost search is enough (the rule before runs of lost moves).
+    eng = InProcessEngine("mcts.rounds=2000", "time.default_seconds=0", "resign.consecutive_moves=1")
     try:
         eng.ok("boardsize 9")
         setup(eng, walls)  # 27 moves: past a quarter of the board
@@ -368,6 +374,16 @@ def test_resign_when_clearly_lost_and_not_in_handicap_game() -> None:
         eng.ok("play w pass")
     finally:
         eng.close()
+    eng = InProcessEngine("mcts.rounds=2000", "time.default_seconds=0")  # default: three lost moves in a row
+    try:
+        eng.ok("boardsize 9")
+        setup(eng, walls)
+        assert eng.ok("genmove w") != "resign"
+        assert eng.ok("genmove w") != "resign"  # (White twice: a Black pass would resign at once)
+        assert eng.ok("genmove w") == "resign"
+        assert eng.engine.game.num_moves == 29
+    finally:
+        eng.close()
     eng = InProcessEngine("mcts.rounds=2000", "time.default_seconds=0", "resign.enabled=false")
     try:
         eng.ok("boardsize 9")
@@ -375,6 +391,135 @@ def test_resign_when_clearly_lost_and_not_in_handicap_game() -> None:
         assert eng.ok("genmove w") != "resign"
     finally:
         eng.close()
+
+
+class _ScriptedSearch(SearchAgent):
+    """Plays the first legal point with whatever win rate the test sets in ``winrate``."""
+
+    def __init__(self) -> None:
+        self.winrate = 0.5
+
+    def select_move(self, game_state: GameState) -> Move:
+        return self.search(game_state, SearchBudget()).candidates[0].move
+
+    def search(self, game_state, budget, on_progress=None, progress_interval=0.5) -> SearchResult:
+        board = game_state.board
+        move = next(
+            Move.play(Point(r, c))
+            for r in range(1, board.num_rows + 1)
+            for c in range(1, board.num_cols + 1)
+            if game_state.is_valid_move(Move.play(Point(r, c)))
+        )
+        cand = CandidateInfo(move=move, visits=500, winrate=self.winrate)
+        return SearchResult([cand], visits=500, winrate=self.winrate, elapsed=0.0)
+
+
+class _Scripted:
+    """An engine on the scripted agent; ``genmove(colour, winrate)`` sets the search's win rate."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *sets: str) -> None:
+        agent = _ScriptedSearch()
+        kind = agents.AgentType("scripted", "test agent", {}, lambda params, size: agent, searches=True)
+        monkeypatch.setitem(agents.REGISTRY, "scripted", kind)
+        self.agent = agent
+        self.eng = InProcessEngine("agent=scripted", "time.default_seconds=0", "resign.min_move=1", *sets, config=None)
+        self.eng.ok("boardsize 9")
+
+    def genmove(self, colour: str, winrate: float, command: str = "genmove") -> str:
+        self.agent.winrate = winrate
+        return self.eng.ok(f"{command} {colour}")
+
+    def resigns(self, colour: str, winrate: float, command: str = "genmove") -> bool:
+        return self.genmove(colour, winrate, command) == "resign"
+
+
+LOST, HOPEFUL = 0.03, 0.6
+
+
+def test_resign_needs_consecutive_lost_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _Scripted(monkeypatch)
+    try:
+        assert not s.resigns("w", LOST)
+        s.eng.ok("play b a9")  # (the scripted search plays A1, B1, ...)
+        assert not s.resigns("w", LOST)
+        s.eng.ok("play b b9")
+        assert s.resigns("w", LOST)  # the third lost move in a row
+        assert s.resigns("w", LOST)  # asked again (the resignation was not played): still lost
+        assert s.eng.engine.game.num_moves == 4
+        assert not s.resigns("b", LOST)  # Black's streak is its own
+        assert not s.resigns("w", HOPEFUL)  # a hopeful move resets the run
+        assert not s.resigns("w", LOST)
+        assert not s.resigns("w", LOST)
+        assert s.resigns("w", LOST)
+        s.eng.ok("clear_board")  # a new game starts a new run
+        assert not s.resigns("w", LOST)
+        assert not s.resigns("w", LOST)
+        assert s.resigns("w", LOST)
+    finally:
+        s.eng.close()
+
+
+def test_undo_and_play_break_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _Scripted(monkeypatch)
+    try:
+        assert not s.resigns("w", LOST)
+        s.eng.ok("play b a9")
+        assert not s.resigns("w", LOST)
+        s.eng.ok("undo")  # our second lost move is gone, and a new one replaces it
+        assert not s.resigns("w", LOST)
+        s.eng.ok("play b b9")
+        assert s.resigns("w", LOST)
+        s.eng.ok("play w c9")  # the controller plays for us: that move is not ours
+        assert not s.resigns("w", LOST)
+        assert not s.resigns("w", LOST)
+        assert s.resigns("w", LOST)
+        # Our last move undone and replayed by the controller at the same place, the same move
+        # number: not ours any more.
+        _, last = s.eng.engine.game.moves[-1]
+        s.eng.ok("undo")
+        s.eng.ok(f"play w {format_move(last)}")
+        assert not s.resigns("w", LOST)
+        assert not s.resigns("w", LOST)
+        assert s.resigns("w", LOST)
+    finally:
+        s.eng.close()
+
+
+def test_reg_genmove_and_analysis_record_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _Scripted(monkeypatch)
+    try:
+        assert not s.resigns("w", LOST)
+        for _ in range(3):
+            assert not s.resigns("w", LOST, "reg_genmove")  # one recorded lost move only
+        assert s.eng.engine.game.num_moves == 1
+        s.eng.ok("dlgo-visits")
+        assert not s.resigns("w", LOST, "kgs-genmove_cleanup")  # cleanup never resigns but records
+        assert s.resigns("w", LOST, "reg_genmove")  # two lost moves played: reg_genmove sees the run
+        assert s.eng.engine.game.num_moves == 2
+        assert s.resigns("w", LOST)
+    finally:
+        s.eng.close()
+
+
+def test_handicap_and_loadsgf_start_a_new_run(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    s = _Scripted(monkeypatch, "resign.handicap_min_move=1")
+    try:
+        assert not s.resigns("w", LOST)
+        assert not s.resigns("w", LOST)
+        path = tmp_path / "game.sgf"
+        path.write_text(s.eng.ok("printsgf"))
+        s.eng.ok(f"loadsgf {path}")  # the same moves, but not generated in this line
+        assert not s.resigns("w", LOST)
+        s.eng.ok("clear_board")
+        s.eng.ok("fixed_handicap 2")
+        for _ in range(2):
+            assert not s.resigns("w", 0.01)
+        assert not s.resigns("w", LOST)  # below resign.threshold but not the handicap threshold
+        for _ in range(2):
+            assert not s.resigns("w", 0.01)
+        assert s.resigns("w", 0.01)
+    finally:
+        s.eng.close()
 
 
 # --- SGF ------------------------------------------------------------------------------------

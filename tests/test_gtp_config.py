@@ -63,6 +63,8 @@ def test_defaults_and_overrides() -> None:
         ("mcts.rounds=1.5", "mcts.rounds: expected an integer"),
         ("resign.enabled=yes", "resign.enabled: expected true or false"),
         ("resign.threshold=2", "resign.threshold: must be at most 1"),
+        ("resign.consecutive_moves=0", "resign.consecutive_moves: must be at least 1"),
+        ("resign.consecutive_moves=1.5", "resign.consecutive_moves: expected an integer"),
         ("mcts.select_by=magic", "mcts.select_by: expected one of visits, winrate"),
         ("log.level=loud", "log.level: expected one of"),
         ("agent=alphazero", "agent: unknown agent 'alphazero'"),

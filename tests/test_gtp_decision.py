@@ -5,8 +5,9 @@ from __future__ import annotations
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.mcts import MCTSAgent
-from dlgo.search import SearchBudget
-from gtp_engine.decision import DecisionSettings, choose_move
+from dlgo.search import CandidateInfo, SearchAgent, SearchBudget, SearchResult
+from gtp_engine.config import load_config
+from gtp_engine.decision import DecisionSettings, MoveChoice, choose_move, resign_value
 
 
 def _lost_position_after_pass() -> GameState:
@@ -44,3 +45,93 @@ def test_resigns_rather_than_passing_a_lost_count() -> None:
     choice = choose_move(MCTSAgent(seed=1), state, SearchBudget(max_visits=300), settings, 5, opponent_passed=True)
     assert choice.move.is_resign, choice.reason
     assert "no move helps" in choice.reason
+
+
+# --- resign only after a run of lost moves ------------------------------------------------------
+
+
+class _Scripted(SearchAgent):
+    """A search that always answers the first legal play with the given win rate."""
+
+    def __init__(self, winrate: float, visits: int = 500) -> None:
+        self.winrate = winrate
+        self.visits = visits
+
+    def select_move(self, game_state: GameState) -> Move:
+        return self.search(game_state, SearchBudget()).candidates[0].move
+
+    def search(self, game_state, budget, on_progress=None, progress_interval=0.5) -> SearchResult:
+        board = game_state.board
+        move = next(
+            Move.play(Point(r, c))
+            for r in range(1, board.num_rows + 1)
+            for c in range(1, board.num_cols + 1)
+            if game_state.is_valid_move(Move.play(Point(r, c)))
+        )
+        cand = CandidateInfo(move=move, visits=self.visits, winrate=self.winrate)
+        return SearchResult([cand], visits=self.visits, winrate=self.winrate, elapsed=0.0)
+
+
+def _decide(winrate: float, previous, state: GameState | None = None, **settings):
+    state = state or GameState.new_game(9)
+    return choose_move(
+        _Scripted(winrate),
+        state,
+        SearchBudget(max_visits=500),
+        DecisionSettings(**settings),
+        80,
+        opponent_passed=False,
+        previous_values=previous,
+    )
+
+
+def test_resigns_only_after_consecutive_lost_moves() -> None:
+    assert DecisionSettings().resign_consecutive_moves == 3
+    assert not _decide(0.05, []).move.is_resign
+    assert not _decide(0.05, [0.05]).move.is_resign  # two lost moves in a row: not yet
+    assert _decide(0.05, [0.05, 0.04]).move.is_resign  # the third one resigns
+    assert _decide(0.05, [0.05, 0.04, 0.9]).move.is_resign  # only the last two count
+    assert not _decide(0.05, [0.05, 0.5]).move.is_resign  # a hopeful move in between resets the run
+    assert not _decide(0.05, [0.5, 0.05]).move.is_resign
+    assert not _decide(0.05, [None, 0.05]).move.is_resign  # a move we did not generate breaks it
+    assert not _decide(0.5, [0.05, 0.05]).move.is_resign  # this search must be lost too
+    assert _decide(0.05, [0.05, 0.05, 0.05], resign_consecutive_moves=4).move.is_resign
+    assert not _decide(0.05, [0.05, 0.05], resign_consecutive_moves=4).move.is_resign
+    assert not _decide(0.05, [0.05, 0.05], resign_enabled=False).move.is_resign
+
+
+def test_one_consecutive_move_resigns_on_a_single_search() -> None:
+    assert _decide(0.05, [], resign_consecutive_moves=1).move.is_resign
+    assert _decide(0.05, [0.9, None], resign_consecutive_moves=1).move.is_resign
+    assert not _decide(0.2, [], resign_consecutive_moves=1).move.is_resign
+
+
+def test_earlier_moves_compared_with_the_threshold_that_applies_now() -> None:
+    board = Board(9, 9)
+    board.place_stone(Player.black, Point(3, 3))
+    board.place_stone(Player.black, Point(7, 7))
+    handicap = GameState.from_position(board, Player.white, komi=0.5)
+    # White in a handicap game: threshold min(0.1, 0.02), minimum move half the board (40).
+    assert not _decide(0.01, [0.05, 0.05], handicap).move.is_resign
+    assert _decide(0.01, [0.01, 0.015], handicap).move.is_resign
+
+
+def test_resign_value() -> None:
+    state = GameState.new_game(9)
+    result = _Scripted(0.3).search(state, SearchBudget())
+    result.winrate = 0.2
+    assert resign_value(MoveChoice(result.candidates[0].move, "x", result, result.candidates[0])) == 0.3
+    result.candidates[0].winrate = 0.1
+    assert resign_value(MoveChoice(result.candidates[0].move, "x", result)) == 0.2
+    small = _Scripted(0.01, visits=50).search(state, SearchBudget())
+    assert resign_value(MoveChoice(small.candidates[0].move, "x", small)) is None  # too small a search
+    assert resign_value(MoveChoice(Move.pass_turn(), "no search")) is None
+
+
+def test_decision_settings_from_config() -> None:
+    config = load_config(None, ["resign.consecutive_moves=5"])
+    settings = DecisionSettings.from_config(config.section("resign"), config.section("pass"))
+    assert settings.resign_consecutive_moves == 5
+    assert DecisionSettings.from_config(load_config(None).section("resign"), config.section("pass")) == (
+        DecisionSettings(pass_playouts=settings.pass_playouts, resign_consecutive_moves=3)
+    )
