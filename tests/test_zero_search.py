@@ -484,3 +484,21 @@ def test_pondering_grows_the_tree_the_next_genmove_starts_from(tiny_model):
         send("quit")
         runner.join(10)
         eng.close()
+
+
+def test_pipelined_search_with_a_single_move_does_not_spin():
+    """White's only legal move is a pass: every descent reaches the one leaf already under
+    evaluation, so the collected batch is empty; the search must finish the pending batch
+    (it used to loop forever here)."""
+    board = Board(2, 2)
+    board.place_stone(Player.black, Point(1, 1))
+    board.place_stone(Player.black, Point(2, 2))
+    state = GameState.from_position(board, Player.white, komi=0.5)
+    assert [m for m in state.legal_moves() if m.is_play] == []
+    agent = ZeroAgent(HashEvaluator(delay=0.001), batch_size=8, pipeline=True, early_stop=False, seed=1)
+    result = {}
+    worker = threading.Thread(target=lambda: result.update(r=agent.search(state, SearchBudget(max_visits=40))))
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "the search spun on a batch of leaves already taken"
+    assert result["r"].visits >= 40 and result["r"].candidates[0].move.is_pass

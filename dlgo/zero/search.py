@@ -231,7 +231,10 @@ class PUCTSearch:
                 if batch.leaves:
                     unfinished.append(batch)
                     self._start_evaluation(batch, [d.state for d in batch.leaves])
-                while len(unfinished) > (1 if self.settings.pipeline and not done else 0):
+                # An empty batch means every new leaf is already waiting in the batch under
+                # evaluation (a small tree): finish that one, or the next descents find the same.
+                keep = 1 if self.settings.pipeline and not done and batch.leaves else 0
+                while len(unfinished) > keep:
                     self._finish(unfinished[0])
                     unfinished.pop(0)
                 if done and not unfinished:

@@ -1,0 +1,193 @@
+"""Self-play experience: what a game leaves for training, and the replay buffer on disk.
+
+The book keeps Zero experience as three arrays (``states``, ``visit_counts``, ``rewards``) in
+HDF5 (14.3). Here a ``ZeroExperienceBuffer`` holds the same three per position, with the visit
+counts already normalised into the policy target, and is stored as one compressed ``.npz``
+chunk per self-play task (binary planes compress about tenfold):
+
+    buffer = ZeroExperienceBuffer(states, policies, rewards)
+    path = replay.add(buffer, iteration=3, task=12)          # atomic: a chunk is whole or absent
+    batch = replay.sample(256, rng)                          # from the window, augmented
+
+``ReplayBuffer`` is a folder of chunks named ``it{iteration:04d}-t{task:05d}-n{positions}.npz``.
+A chunk's name says where it belongs, so a restarted loop knows which tasks are done (never
+playing them twice, never losing them), and the training window (the last ``window``
+positions, growing with the iterations as AlphaGo Zero's and the thesis' did) is read from
+the names alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dlgo.encoders import symmetry
+
+__all__ = ["ZeroExperienceBuffer", "combine_experience", "ReplayBuffer", "ChunkInfo", "window_size"]
+
+_CHUNK = re.compile(r"^it(\d{4,})-t(\d{5,})-n(\d+)\.npz$")
+
+
+@dataclass
+class ZeroExperienceBuffer:
+    """Training targets of many positions (the book's name).
+
+    ``states``: encoded planes ``[n, rows, cols, planes]`` (float16: every plane of the zero
+    encoder is exact in it); ``policies``: search visit distributions ``[n, N*N + 1]``;
+    ``rewards``: the final result for the player to move, +1 win, -1 loss, 0 jigo.
+    """
+
+    states: np.ndarray
+    policies: np.ndarray
+    rewards: np.ndarray
+
+    def __post_init__(self) -> None:
+        self.states = np.asarray(self.states, dtype=np.float16)
+        self.policies = np.asarray(self.policies, dtype=np.float32)
+        self.rewards = np.asarray(self.rewards, dtype=np.float32)
+        n = len(self.states)
+        if len(self.policies) != n or len(self.rewards) != n:
+            raise ValueError("states, policies and rewards must have one entry per position")
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write a compressed chunk (temporary file, then rename: never a half-written chunk)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, states=self.states, policies=self.policies, rewards=self.rewards)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> ZeroExperienceBuffer:
+        try:
+            with np.load(path) as data:
+                return cls(data["states"], data["policies"], data["rewards"])
+        except (OSError, KeyError, ValueError) as e:
+            raise ValueError(f"{path}: not a readable experience chunk ({e})") from e
+
+
+def combine_experience(buffers: Sequence[ZeroExperienceBuffer]) -> ZeroExperienceBuffer:
+    """One buffer holding all positions of ``buffers`` (the book's ``combine_experience``)."""
+    if not buffers:
+        raise ValueError("nothing to combine")
+    return ZeroExperienceBuffer(
+        np.concatenate([b.states for b in buffers]),
+        np.concatenate([b.policies for b in buffers]),
+        np.concatenate([b.rewards for b in buffers]),
+    )
+
+
+def window_size(iteration: int, start: int, growth: int, maximum: int) -> int:
+    """Positions in the training window at ``iteration`` (0-based): ``start`` growing by
+    ``growth`` per iteration up to ``maximum`` (early, weak games leave the window first)."""
+    return min(maximum, start + growth * iteration)
+
+
+@dataclass(frozen=True)
+class ChunkInfo:
+    path: Path
+    iteration: int
+    task: int
+    positions: int
+
+
+class ReplayBuffer:
+    """The folder of experience chunks and the training window over them."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._cache: dict[Path, ZeroExperienceBuffer] = {}
+        self._window: ZeroExperienceBuffer | None = None
+        self._window_key: tuple | None = None
+
+    def chunk_path(self, iteration: int, task: int, positions: int) -> Path:
+        return self.root / f"it{iteration:04d}-t{task:05d}-n{positions}.npz"
+
+    def add(self, buffer: ZeroExperienceBuffer, iteration: int, task: int) -> Path:
+        if self.done_tasks(iteration).get(task) is not None:
+            raise ValueError(f"{self.root}: task {task} of iteration {iteration} is stored already")
+        return buffer.save(self.chunk_path(iteration, task, len(buffer)))
+
+    def chunks(self) -> list[ChunkInfo]:
+        """Whole chunks in creation order (iteration, task); leftovers of a crash are removed."""
+        out = []
+        for p in self.root.iterdir():
+            if p.name.endswith(".tmp"):
+                p.unlink(missing_ok=True)  # a write that a stop cut short: its task is redone
+                continue
+            m = _CHUNK.match(p.name)
+            if m:
+                out.append(ChunkInfo(p, int(m.group(1)), int(m.group(2)), int(m.group(3))))
+        return sorted(out, key=lambda c: (c.iteration, c.task))
+
+    def done_tasks(self, iteration: int) -> dict[int, ChunkInfo]:
+        return {c.task: c for c in self.chunks() if c.iteration == iteration}
+
+    def positions(self, up_to_iteration: int | None = None) -> int:
+        return sum(c.positions for c in self.chunks() if up_to_iteration is None or c.iteration <= up_to_iteration)
+
+    def window(self, max_positions: int, up_to_iteration: int | None = None) -> ZeroExperienceBuffer:
+        """The newest ``max_positions`` positions (whole chunks; the oldest chunk is cut)."""
+        chunks = [c for c in self.chunks() if up_to_iteration is None or c.iteration <= up_to_iteration]
+        chosen: list[ChunkInfo] = []
+        total = 0
+        for c in reversed(chunks):
+            if total >= max_positions:
+                break
+            chosen.append(c)
+            total += c.positions
+        if not chosen:
+            raise ValueError(f"{self.root}: the replay buffer is empty")
+        key = (max_positions, tuple(c.path for c in chosen))
+        if key == self._window_key and self._window is not None:
+            return self._window
+        keep = {c.path for c in chosen}
+        self._cache = {p: b for p, b in self._cache.items() if p in keep}
+        parts = []
+        for c in reversed(chosen):
+            if c.path not in self._cache:
+                self._cache[c.path] = ZeroExperienceBuffer.load(c.path)
+            parts.append(self._cache[c.path])
+        combined = combine_experience(parts)
+        if len(combined) > max_positions:
+            cut = len(combined) - max_positions
+            combined = ZeroExperienceBuffer(combined.states[cut:], combined.policies[cut:], combined.rewards[cut:])
+        self._window, self._window_key = combined, key
+        return combined
+
+
+def augmented_batch(
+    buffer: ZeroExperienceBuffer, batch_size: int, rng: np.random.Generator, augment: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A random batch (planes float32, policy targets, value targets), each position in a random
+    one of the 8 symmetries (planes and policy moved together, pass untouched)."""
+    idx = rng.integers(0, len(buffer), size=batch_size)
+    x = buffer.states[idx].astype(np.float32)
+    p = buffer.policies[idx].copy()
+    z = buffer.rewards[idx].copy()
+    if augment:
+        rows, cols = x.shape[1], x.shape[2]
+        choices = np.array(symmetry.allowed((rows, cols)))
+        ks = rng.choice(choices, size=batch_size)
+        for k in np.unique(ks):
+            if k == 0:
+                continue
+            sel = np.flatnonzero(ks == k)
+            x[sel] = symmetry.apply_to_planes(x[sel], int(k))
+            p[sel] = symmetry.apply_to_policy(p[sel], int(k), (rows, cols))
+    return x, p, z
+
+
+__all__ += ["augmented_batch"]

@@ -1,0 +1,164 @@
+"""The Zero training loop's TOML config (``configs/zero-train-9x9.toml`` documents every key).
+
+Tables: ``[loop]`` (output folder, starting network, board, iterations, workers), ``[selfplay]``
+(``SelfPlaySettings``), ``[train]`` (``TrainerSettings``), ``[gating]`` and ``[anchor]``. An
+unknown key or a bad value is one ``LoopConfigError`` naming the file and the key; paths are
+relative to the config file's folder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dlgo.zero.selfplay import SelfPlaySettings
+from dlgo.zero.trainer import TrainerSettings
+
+__all__ = ["LoopConfig", "LoopSettings", "GatingSettings", "AnchorSettings", "LoopConfigError", "load_loop_config"]
+
+
+class LoopConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    out: str = "runs/zero-9x9"
+    init_model: str = ""  # the network of generation 0 (warm start); "" = a fresh network
+    blocks: int = 4  # a fresh network's size (when init_model is "")
+    filters: int = 48
+    iterations: int = 50  # the loop stops after this many (a later run with more goes on)
+    workers: int = 2  # self-play and gating processes (or Ray tasks in flight per CPU)
+    seed: int = 1
+    resign_max: float = -0.6  # the calibrated threshold never goes above this (value units)
+    calibration_iterations: int = 3  # played-out games of this many latest iterations calibrate
+    calibration_min_games: int = 10
+
+
+@dataclass(frozen=True)
+class SelfPlayLoopSettings:
+    games_per_iteration: int = 200
+    games_per_task: int = 4
+    no_resign_fraction: float = 0.1  # share of games played out with resignation off
+
+
+@dataclass(frozen=True)
+class GatingSettings:
+    games: int = 40  # the thesis: 40 games, alternating colours
+    accept: float = 0.55  # accepted when the candidate wins more than this share of decisive games
+    visits: int = 100
+    temperature_moves: int = 4  # first moves sampled from the visits so games differ
+
+
+@dataclass(frozen=True)
+class AnchorSettings:
+    games: int = 10  # games of every accepted generation against the anchor (0: none)
+    level: int = 10  # GNU Go level
+    visits: int = 400  # our search per move (time.default_seconds=0: visits only)
+    komi: float = 7.0
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    path: Path | None
+    loop: LoopSettings = field(default_factory=LoopSettings)
+    selfplay: SelfPlaySettings = field(default_factory=SelfPlaySettings)
+    selfplay_loop: SelfPlayLoopSettings = field(default_factory=SelfPlayLoopSettings)
+    train: TrainerSettings = field(default_factory=TrainerSettings)
+    gating: GatingSettings = field(default_factory=GatingSettings)
+    anchor: AnchorSettings = field(default_factory=AnchorSettings)
+
+    def resolve(self, path: str) -> Path:
+        p = Path(path)
+        if p.is_absolute() or self.path is None:
+            return p
+        return (self.path.parent / p).resolve()
+
+    @property
+    def out(self) -> Path:
+        return self.resolve(self.loop.out)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "loop": dataclasses.asdict(self.loop),
+            "selfplay": {**dataclasses.asdict(self.selfplay), **dataclasses.asdict(self.selfplay_loop)},
+            "train": dataclasses.asdict(self.train),
+            "gating": dataclasses.asdict(self.gating),
+            "anchor": dataclasses.asdict(self.anchor),
+        }
+
+
+def _build(cls: type, table: dict[str, Any], where: str, source: str) -> Any:
+    names = {f.name: f for f in dataclasses.fields(cls)}
+    kwargs = {}
+    for key, value in table.items():
+        if key not in names:
+            raise LoopConfigError(f"{source}: unknown key {where}.{key} (known: {', '.join(sorted(names))})")
+        default = names[key].default
+        if key == "lr_drops":
+            try:
+                value = tuple((int(a), float(b)) for a, b in value)
+            except (TypeError, ValueError):
+                raise LoopConfigError(f"{source}: {where}.{key} must be a list of [iteration, rate] pairs") from None
+        elif isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise LoopConfigError(f"{source}: {where}.{key} must be true or false")
+        elif isinstance(default, int) and not isinstance(default, bool):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise LoopConfigError(f"{source}: {where}.{key} must be an integer, not {value!r}")
+        elif isinstance(default, float):
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise LoopConfigError(f"{source}: {where}.{key} must be a number, not {value!r}")
+            value = float(value)
+        elif isinstance(default, str) and not isinstance(value, str):
+            raise LoopConfigError(f"{source}: {where}.{key} must be a string, not {value!r}")
+        kwargs[key] = value
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as e:
+        raise LoopConfigError(f"{source}: [{where}] {e}") from None
+
+
+def load_loop_config(path: str | os.PathLike | None, overrides: dict[str, dict[str, Any]] | None = None) -> LoopConfig:
+    """Read ``path`` (None: defaults) and apply ``overrides`` ({table: {key: value}})."""
+    data: dict[str, Any] = {}
+    source = "<defaults>"
+    if path is not None:
+        source = str(path)
+        try:
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+        except OSError as e:
+            raise LoopConfigError(f"{source}: cannot read the config ({e.strerror})") from None
+        except tomllib.TOMLDecodeError as e:
+            raise LoopConfigError(f"{source}: not valid TOML ({e})") from None
+    for table, values in (overrides or {}).items():
+        data.setdefault(table, {}).update(values)
+    known = {"loop", "selfplay", "train", "gating", "anchor"}
+    for table, values in data.items():
+        if table not in known or not isinstance(values, dict):
+            raise LoopConfigError(f"{source}: unknown table [{table}] (known: {', '.join(sorted(known))})")
+    play = dict(data.get("selfplay", {}))
+    loop_keys = {f.name for f in dataclasses.fields(SelfPlayLoopSettings)}
+    play_loop = {k: play.pop(k) for k in list(play) if k in loop_keys}
+    loop = _build(LoopSettings, data.get("loop", {}), "loop", source)
+    if loop.workers < 1 or loop.iterations < 0:
+        raise LoopConfigError(f"{source}: loop.workers must be >= 1 and loop.iterations >= 0")
+    config = LoopConfig(
+        path=Path(path).resolve() if path is not None else None,
+        loop=loop,
+        selfplay=_build(SelfPlaySettings, play, "selfplay", source),
+        selfplay_loop=_build(SelfPlayLoopSettings, play_loop, "selfplay", source),
+        train=_build(TrainerSettings, data.get("train", {}), "train", source),
+        gating=_build(GatingSettings, data.get("gating", {}), "gating", source),
+        anchor=_build(AnchorSettings, data.get("anchor", {}), "anchor", source),
+    )
+    if config.selfplay_loop.games_per_task < 1 or config.selfplay_loop.games_per_iteration < 1:
+        raise LoopConfigError(f"{source}: selfplay.games_per_iteration and games_per_task must be >= 1")
+    if config.loop.init_model and not config.resolve(config.loop.init_model).is_file():
+        raise LoopConfigError(f"{source}: loop.init_model {config.resolve(config.loop.init_model)} not found")
+    return config

@@ -1,0 +1,243 @@
+"""Self-play games of a Zero agent (book 14.3, thesis B5, KataGo's playout cap randomization).
+
+    game = play_game(agent, SelfPlaySettings(board_size=9), rng, resign_allowed=True)
+    game.experience      # ZeroExperienceBuffer: planes, visit distributions, results
+    game.sgf             # the record
+
+Every move is searched; a fraction ``full_search_fraction`` of the moves get the full search
+(``full_visits``, Dirichlet noise at the root) and only those become policy targets; the
+others get a fast search (``fast_visits``, no noise) that just moves the game on. That is
+KataGo's playout cap randomization: many more games (value targets) for the same compute.
+
+The first ``temperature_moves`` moves are sampled from the visit counts (temperature 1), the
+rest are the most visited move. A game ends with two passes (scored by area with komi, every
+stone on the board counted alive, which is what the search scores too), at ``max_moves``
+(scored the same way), or by resignation: a player resigns when ``max(root value, value of
+the best move)`` stays below ``resign_threshold`` for ``resign_consecutive`` of its moves
+after ``resign_min_move``. A share of games (``resign_allowed=False``) is played out anyway:
+they measure how often resigning would have thrown a won game away, and the lowest value the
+eventual winner went through calibrates the threshold (``calibrate_resign_threshold``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dlgo.encoders import get_encoder_by_name
+from dlgo.goboard import GameState, Move
+from dlgo.gotypes import Player
+from dlgo.scoring import compute_game_result
+from dlgo.search import SearchBudget
+from dlgo.sgf import write_game
+from dlgo.zero.agent import ZeroAgent, default_temperature_moves
+from dlgo.zero.experience import ZeroExperienceBuffer
+
+__all__ = [
+    "SelfPlaySettings",
+    "SelfPlayGame",
+    "play_game",
+    "calibrate_resign_threshold",
+    "winner_low_value",
+]
+
+
+@dataclass(frozen=True)
+class SelfPlaySettings:
+    board_size: int = 9
+    komi: float = 7.0
+    full_visits: int = 160
+    fast_visits: int = 32
+    full_search_fraction: float = 0.25
+    temperature_moves: int = 0  # 0: AlphaGo Zero's 30 moves scaled by the board's area
+    max_moves: int = 0  # 0: twice the board's points
+    resign_threshold: float = -0.9  # in value units, [-1, 1]; -1 never resigns
+    resign_consecutive: int = 2
+    resign_min_move: int = 0  # 0: a quarter of the board's points
+    c_puct: float = 2.0
+    batch_size: int = 8
+
+    def __post_init__(self) -> None:
+        if not 0 < self.full_search_fraction <= 1:
+            raise ValueError("full_search_fraction must be in (0, 1]")
+        if self.full_visits < 1 or self.fast_visits < 1:
+            raise ValueError("visits must be at least 1")
+        if self.resign_consecutive < 1:
+            raise ValueError("resign_consecutive must be at least 1")
+
+    @property
+    def points(self) -> int:
+        return self.board_size * self.board_size
+
+    def move_limit(self) -> int:
+        return self.max_moves or 2 * self.points
+
+    def temperature_limit(self) -> int:
+        return self.temperature_moves or default_temperature_moves(self.points)
+
+    def resign_start(self) -> int:
+        return self.resign_min_move or self.points // 4
+
+
+@dataclass
+class SelfPlayGame:
+    """One finished self-play game and what it leaves for training."""
+
+    experience: ZeroExperienceBuffer
+    moves: list[str]  # GTP vertices, "pass"
+    winner: int  # +1 black, -1 white, 0 jigo
+    result: str  # SGF result, e.g. "B+R", "W+3"
+    resigned: bool
+    resign_allowed: bool
+    # the lowest resign signal the eventual winner went through (games played out only)
+    winner_low: float | None
+    # in a game played out: whether a player crossed the resign threshold, and whether that
+    # player then won (a resignation that would have thrown a won game away)
+    would_resign: bool = False
+    false_resign: bool = False
+    full_searches: int = 0
+    visits: int = 0
+    seconds: float = 0.0
+    sgf: str = ""
+    values: list[float] = field(default_factory=list)  # resign signal of every move, mover's view
+
+    def summary(self) -> dict:
+        return {
+            "moves": len(self.moves),
+            "positions": len(self.experience),
+            "winner": {1: "B", -1: "W", 0: "0"}[self.winner],
+            "result": self.result,
+            "resigned": self.resigned,
+            "resign_allowed": self.resign_allowed,
+            "winner_low": None if self.winner_low is None else round(self.winner_low, 4),
+            "would_resign": self.would_resign,
+            "false_resign": self.false_resign,
+            "full_searches": self.full_searches,
+            "visits": self.visits,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _vertex(move: Move) -> str:
+    if move.is_pass:
+        return "pass"
+    cols = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+    return f"{cols[move.point.col - 1]}{move.point.row}"
+
+
+def winner_low_value(values: list[float], movers: list[int], winner: int, start: int, consecutive: int) -> float | None:
+    """The lowest resign signal of the winner: the minimum, over its moves from ``start`` on,
+    of the highest value among its last ``consecutive`` moves (what the streak rule compares)."""
+    if winner == 0:
+        return None
+    own = [v for i, (v, m) in enumerate(zip(values, movers)) if m == winner and i >= start]
+    if len(own) < consecutive:
+        return None
+    return min(max(own[i - consecutive + 1 : i + 1]) for i in range(consecutive - 1, len(own)))
+
+
+def calibrate_resign_threshold(winner_lows: list[float], false_positive_rate: float = 0.05) -> float:
+    """The thesis' rule: the threshold at which only ``false_positive_rate`` of the games'
+    winners would have resigned (the 5th percentile of their lowest values), in value units."""
+    if not winner_lows:
+        raise ValueError("no games played out to calibrate on")
+    return float(np.percentile(np.asarray(winner_lows, dtype=np.float64), 100 * false_positive_rate))
+
+
+def play_game(
+    agent: ZeroAgent,
+    settings: SelfPlaySettings,
+    rng: np.random.Generator,
+    resign_allowed: bool = True,
+    names: tuple[str, str] = ("dlgo-zero", "dlgo-zero"),
+) -> SelfPlayGame:
+    """Play one self-play game with ``agent`` (its search, in self-play mode on full searches)."""
+    started = time.monotonic()
+    size = settings.board_size
+    encoder = get_encoder_by_name("zero", size)
+    agent.clear_tree()
+    tree = agent.tree
+    state = GameState.new_game(size, komi=settings.komi)
+    planes: list[np.ndarray] = []
+    policies: list[np.ndarray] = []
+    recorded_movers: list[int] = []
+    values: list[float] = []
+    movers: list[int] = []
+    moves: list[str] = []
+    streak = {1: 0, -1: 0}
+    resigner: int | None = None
+    first_crossing: int | None = None
+    full_searches = visits = 0
+    limit = settings.move_limit()
+    while not state.is_over() and len(moves) < limit:
+        mover = 1 if state.next_player is Player.black else -1
+        full = bool(rng.random() < settings.full_search_fraction)
+        budget = SearchBudget(max_visits=settings.full_visits if full else settings.fast_visits)
+        tree.search(state, budget, self_play=full)
+        stats = tree.last_statistics
+        if stats is None:
+            break
+        visits += stats.new_visits
+        if full:
+            full_searches += 1
+            planes.append(encoder.encode(state))
+            policies.append(stats.distribution(1.0))
+            recorded_movers.append(mover)
+        signal = max(stats.root_value, stats.best_value)
+        values.append(signal)
+        movers.append(mover)
+        if len(moves) >= settings.resign_start() and signal < settings.resign_threshold:
+            streak[mover] += 1
+        else:
+            streak[mover] = 0
+        if streak[mover] >= settings.resign_consecutive:
+            if first_crossing is None:
+                first_crossing = mover
+            if resign_allowed:
+                resigner = mover
+                break
+        if len(moves) < settings.temperature_limit():
+            move = tree.sample_move(1.0)
+        else:
+            move = tree.most_visited()
+        move = move if move is not None else Move.pass_turn()
+        moves.append(_vertex(move))
+        state = state.apply_move(move)
+
+    if resigner is not None:
+        winner = -resigner
+        result = f"{'B' if winner == 1 else 'W'}+R"
+    else:
+        counted = compute_game_result(state)
+        w = counted.winner
+        winner = 0 if w is None else (1 if w is Player.black else -1)
+        result = "0" if winner == 0 else f"{'B' if winner == 1 else 'W'}+{counted.winning_margin:g}"
+    rewards = np.array([winner * m for m in recorded_movers], dtype=np.float32)
+    rows = encoder.shape()
+    experience = ZeroExperienceBuffer(
+        np.array(planes, dtype=np.float16).reshape(-1, *rows),
+        np.array(policies, dtype=np.float32).reshape(-1, encoder.num_moves()),
+        rewards,
+    )
+    low = None
+    if not resign_allowed:
+        low = winner_low_value(values, movers, winner, settings.resign_start(), settings.resign_consecutive)
+    sgf = write_game(state, black_name=names[0], white_name=names[1], result=result, komi=settings.komi)
+    return SelfPlayGame(
+        experience=experience,
+        moves=moves,
+        winner=winner,
+        result=result,
+        resigned=resigner is not None,
+        resign_allowed=resign_allowed,
+        winner_low=low,
+        would_resign=first_crossing is not None,
+        false_resign=first_crossing is not None and first_crossing == winner,
+        full_searches=full_searches,
+        visits=visits,
+        seconds=time.monotonic() - started,
+        sgf=sgf,
+        values=values,
+    )

@@ -1,0 +1,330 @@
+"""The AlphaGo Zero training loop (dlgo.zero: experience, selfplay, trainer, loop): replay chunks,
+augmentation, self-play targets and resignation, resign calibration, gating arithmetic, and
+whole loops on 5x5 with a tiny network: worker processes, resume after a stop, Ray local mode,
+GNU Go as the anchor, export with a model card."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dlgo.encoders import symmetry
+from dlgo.goboard import GameState, Move
+from dlgo.gotypes import Player, Point
+from dlgo.zero import ZeroAgent
+from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, augmented_batch, window_size
+from dlgo.zero.loop import ZeroLoop
+from dlgo.zero.loop_config import LoopConfigError, load_loop_config
+from dlgo.zero.selfplay import SelfPlaySettings, calibrate_resign_threshold, play_game, winner_low_value
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class ConstantEvaluator:
+    """Uniform priors over every move but pass; ``black_value`` for Black to move (White gets
+    the opposite): every position is as good for Black as ``black_value`` says."""
+
+    def __init__(self, black_value: float = 0.0) -> None:
+        self.black_value = black_value
+
+    def evaluate(self, states):
+        n = states[0].board.num_rows * states[0].board.num_cols + 1
+        p = np.full((len(states), n), 1.0 / (n - 1))
+        p[:, -1] = 1e-6
+        v = [self.black_value if s.next_player is Player.black else -self.black_value for s in states]
+        return p, np.array(v)
+
+
+def _buffer(n: int, size: int = 5, fill: float = 0.0) -> ZeroExperienceBuffer:
+    states = np.full((n, size, size, 16), fill, dtype=np.float16)
+    policies = np.full((n, size * size + 1), 1.0 / (size * size + 1), dtype=np.float32)
+    return ZeroExperienceBuffer(states, policies, np.ones(n, dtype=np.float32))
+
+
+# --- experience and replay -------------------------------------------------------------------------
+
+
+def test_chunk_round_trip_and_no_temporary_file_left(tmp_path):
+    b = _buffer(7, fill=1.0)
+    b.rewards[:] = [1, -1, 0, 1, -1, 1, 1]
+    path = b.save(tmp_path / "c.npz")
+    back = ZeroExperienceBuffer.load(path)
+    assert np.array_equal(back.states, b.states) and back.states.dtype == np.float16
+    assert np.array_equal(back.rewards, b.rewards)
+    assert [p.name for p in tmp_path.iterdir()] == ["c.npz"]
+    (tmp_path / "bad.npz").write_bytes(b"not a chunk")
+    with pytest.raises(ValueError, match="bad.npz"):
+        ZeroExperienceBuffer.load(tmp_path / "bad.npz")
+
+
+def test_replay_buffer_tasks_and_window_take_the_newest_positions(tmp_path):
+    replay = ReplayBuffer(tmp_path)
+    for it in range(3):
+        for task in range(2):
+            replay.add(_buffer(10, fill=float(it * 2 + task)), it, task)
+    (tmp_path / "it0003-t00000-n5.npz.tmp").write_bytes(b"half written")  # a crash mid-write
+    assert sorted(replay.done_tasks(1)) == [0, 1]
+    assert replay.positions() == 60 and replay.positions(0) == 20
+    assert not list(tmp_path.glob("*.tmp"))
+    with pytest.raises(ValueError, match="stored already"):
+        replay.add(_buffer(3), 1, 0)
+    window = replay.window(25)
+    assert len(window) == 25
+    fills = window.states[:, 0, 0, 0].astype(float)
+    assert fills[0] == 3.0 and set(fills[5:15]) == {4.0} and set(fills[15:]) == {5.0}
+    early = replay.window(100, up_to_iteration=0)
+    assert set(early.states[:, 0, 0, 0].astype(float)) == {0.0, 1.0}
+    assert window_size(0, 100, 50, 180) == 100 and window_size(5, 100, 50, 180) == 180
+
+
+def test_augmentation_moves_planes_and_policy_together_and_keeps_pass():
+    size = 5
+    n = 64
+    states = np.zeros((n, size, size, 16), dtype=np.float16)
+    policies = np.zeros((n, size * size + 1), dtype=np.float32)
+    rng = np.random.default_rng(3)
+    for i in range(n):
+        r, c = rng.integers(0, size, 2)
+        states[i, r, c, 1] = 1
+        policies[i, r * size + c] = 0.75
+        policies[i, -1] = 0.25
+    batch_x, batch_p, batch_z = augmented_batch(ZeroExperienceBuffer(states, policies, np.zeros(n)), 200, rng)
+    moved = 0
+    for x, p in zip(batch_x, batch_p):
+        stone = int(np.flatnonzero(x[:, :, 1].reshape(-1))[0])
+        assert int(np.argmax(p[:-1])) == stone  # the target follows the stone
+        assert p[-1] == pytest.approx(0.25)
+        moved += 1
+    assert moved == 200 and batch_x.dtype == np.float32
+    # all 8 symmetries were drawn: the same position lands on different points
+    one = ZeroExperienceBuffer(states[:1], policies[:1], np.zeros(1))
+    x, _, _ = augmented_batch(one, 400, np.random.default_rng(0))
+    corner_or_not = {int(np.flatnonzero(v[:, :, 1].reshape(-1))[0]) for v in x}
+    expected = {
+        symmetry.apply_to_point(Point(int(r) + 1, int(c) + 1), k, size)
+        for k in range(8)
+        for r, c in [np.argwhere(states[0, :, :, 1])[0]]
+    }
+    assert corner_or_not == {size * (p.row - 1) + p.col - 1 for p in expected}
+
+
+# --- self-play ----------------------------------------------------------------------------------
+
+
+def test_self_play_records_full_searches_with_results_for_the_player_to_move():
+    agent = ZeroAgent(ConstantEvaluator(0.0), batch_size=4, self_play=True, seed=5, pipeline=False)
+    settings = SelfPlaySettings(board_size=5, komi=0.5, full_visits=12, fast_visits=3, full_search_fraction=0.5)
+    game = play_game(agent, settings, np.random.default_rng(1))
+    exp = game.experience
+    assert len(exp) == game.full_searches > 0
+    assert exp.states.shape == (len(exp), 5, 5, 16) and exp.policies.shape == (len(exp), 26)
+    assert np.allclose(exp.policies.sum(axis=1), 1.0)
+    assert game.winner in (1, -1)  # komi 0.5: no jigo
+    # rewards: +1 for positions where the winner was to move (plane 13: black to move)
+    black_to_move = exp.states[:, 0, 0, 13] == 1
+    expected = np.where(black_to_move, game.winner, -game.winner)
+    assert np.array_equal(exp.rewards, expected)
+    assert not game.resigned and game.result[0] == ("B" if game.winner == 1 else "W")
+    assert "SZ[5]" in game.sgf and len(game.moves) <= settings.move_limit()
+
+
+def test_self_play_resigns_after_consecutive_lost_moves_unless_played_out():
+    settings = SelfPlaySettings(
+        board_size=5, komi=0.5, full_visits=8, fast_visits=4, resign_threshold=-0.5, resign_consecutive=2,
+        resign_min_move=4,
+    )  # fmt: skip
+    lost = ZeroAgent(ConstantEvaluator(-0.9), batch_size=4, self_play=True, seed=1, pipeline=False)
+    game = play_game(lost, settings, np.random.default_rng(2))
+    # Black moves 0, 2, 4, 6: below the threshold from move 4 on; its second such move is move 6
+    assert game.resigned and len(game.moves) == 6 and game.result == "W+R" and game.winner == -1
+    out = play_game(lost, settings, np.random.default_rng(2), resign_allowed=False)
+    assert not out.resigned and out.would_resign and len(out.moves) > 6
+
+
+def test_resign_calibration_is_the_fifth_percentile_of_winners_lowest_values():
+    values = [0.5, 0.1, -0.2, -0.8, 0.3, -0.95, -0.9, 0.4]
+    movers = [1, -1, 1, -1, 1, -1, 1, -1]
+    # Black's values from move 2: -0.2, 0.3, -0.9; highest of each two in a row: 0.3, 0.3
+    assert winner_low_value(values, movers, 1, start=2, consecutive=2) == pytest.approx(0.3)
+    assert winner_low_value(values, movers, 1, start=2, consecutive=1) == pytest.approx(-0.9)
+    assert winner_low_value(values, movers, 0, start=0, consecutive=1) is None
+    lows = list(np.linspace(-1.0, 0.0, 101))
+    assert calibrate_resign_threshold(lows) == pytest.approx(-0.95)
+    with pytest.raises(ValueError):
+        calibrate_resign_threshold([])
+
+
+# --- config and gating arithmetic ----------------------------------------------------------------
+
+
+def test_shipped_training_config_loads_and_bad_keys_name_the_file(tmp_path):
+    config = load_loop_config(ROOT / "configs" / "zero-train-9x9.toml")
+    assert config.selfplay.board_size == 9 and config.gating.games == 40 and config.anchor.level == 10
+    assert config.resolve(config.loop.init_model).is_file()
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[selfplay]\nfull_visit = 3\n")
+    with pytest.raises(LoopConfigError, match=r"bad\.toml.*selfplay\.full_visit"):
+        load_loop_config(bad)
+    bad.write_text('[train]\nlr = "fast"\n')
+    with pytest.raises(LoopConfigError, match=r"bad\.toml.*train\.lr"):
+        load_loop_config(bad)
+    bad.write_text("[gatin]\ngames = 3\n")
+    with pytest.raises(LoopConfigError, match="gatin"):
+        load_loop_config(bad)
+
+
+def test_gate_stops_as_soon_as_the_verdict_is_certain(tmp_path):
+    config = load_loop_config(None, {"loop": {"out": str(tmp_path)}, "gating": {"games": 10, "accept": 0.55}})
+    loop = ZeroLoop(config, progress=False)
+
+    def games(wins, losses, draws=0):
+        rows = [1] * wins + [-1] * losses + [0] * draws
+        return {i: {"winner": w} for i, w in enumerate(rows)}
+
+    assert loop._gate_decided(games(6, 0)) is True  # 6 of at most 10 decisive: > 55%
+    assert loop._gate_decided(games(5, 0)) is None
+    assert loop._gate_decided(games(1, 5)) is False  # 5 of 10 at best
+    assert loop._gate_decided(games(5, 4, 1)) is True  # 5 of 9 decisive games: 55.6%
+    assert loop._gate_decided(games(5, 5)) is False  # 50%
+    assert loop._gate_decided(games(0, 0, 10)) is False
+
+
+# --- whole loops on 5x5 --------------------------------------------------------------------------
+
+TINY = {
+    "loop": {"blocks": 1, "filters": 8, "iterations": 2, "workers": 1, "calibration_min_games": 1},
+    "selfplay": {
+        "board_size": 5, "komi": 3.0, "games_per_iteration": 6, "games_per_task": 2, "full_visits": 12,
+        "fast_visits": 4, "full_search_fraction": 0.5, "no_resign_fraction": 0.5,
+    },
+    "train": {"batch_size": 16, "steps_per_iteration": 3, "min_positions": 1},
+    "gating": {"games": 4, "visits": 8},
+    "anchor": {"games": 0, "level": 1, "visits": 8, "komi": 3.0},
+}  # fmt: skip
+
+
+def _tiny(tmp_path: Path, **changes) -> object:
+    overrides = {k: dict(v) for k, v in TINY.items()}
+    overrides["loop"]["out"] = str(tmp_path / "run")
+    for key, value in changes.items():
+        table, name = key.split("__")
+        overrides[table][name] = value
+    return load_loop_config(None, overrides)
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_loop_runs_iterations_and_resumes_without_replaying_tasks(tmp_path):
+    config = _tiny(tmp_path)
+    loop = ZeroLoop(config, progress=False)
+    # the time is up once the first task is stored: the loop stops with the iteration unfinished
+    stored: list[int] = []
+    keep = loop._store_task
+
+    def store(task, games):
+        keep(task, games)
+        stored.append(task.task)
+
+    loop._store_task = store
+    loop._time_up = lambda: bool(stored)
+    state = loop.run(iterations=2)
+    assert state["iteration"] == 0 and state["phase"] == "selfplay"
+    first = loop.replay.done_tasks(0)
+    assert len(first) == 1
+    stamps = {t: c.path.stat().st_mtime_ns for t, c in first.items()}
+
+    loop = ZeroLoop(_tiny(tmp_path), progress=False)  # a new process would do the same
+    state = loop.run(iterations=2)
+    out = tmp_path / "run"
+    assert state["iteration"] == 2 and state["phase"] == "selfplay"
+    done = loop.replay.done_tasks(0)
+    assert sorted(done) == [0, 1, 2]
+    assert all(done[t].path.stat().st_mtime_ns == stamps[t] for t in stamps)  # never replayed
+    summaries = [json.loads(line) for line in (out / "iter-0000" / "selfplay.jsonl").read_text().splitlines()]
+    assert len(summaries) == 6 and len({(s["task"], s["game"]) for s in summaries}) == 6
+    assert len(list((out / "iter-0000" / "games").glob("t*.sgf"))) == 6
+    rows = _rows(out / "iterations.csv")
+    assert [int(r["iteration"]) for r in rows] == [0, 1]
+    assert sum(int(r["games"]) for r in rows) == 12
+    assert all(r["policy_loss"] and float(r["policy_loss"]) > 0 for r in rows)
+    gated = [r for r in rows if r["gate_wins"]]
+    assert gated and all(int(r["gate_wins"]) + int(r["gate_losses"]) + int(r["gate_draws"]) <= 4 for r in gated)
+    assert (out / "learner.keras").is_file() and (out / "iter-0001" / "candidate.keras").is_file()
+    generation = state["generation"]
+    assert (out / "generations" / f"gen-{generation:04d}.keras").is_file()
+    assert generation == sum(int(r["accepted"]) for r in gated)
+    assert (out / "curves.png").stat().st_size > 0
+
+    # more iterations later: goes on from the saved state and learner
+    state = ZeroLoop(_tiny(tmp_path), progress=False).run(iterations=3)
+    assert state["iteration"] == 3 and len(_rows(out / "iterations.csv")) == 3
+
+    exported = ZeroLoop(_tiny(tmp_path), progress=False).export(tmp_path / "w" / "zero-5x5.keras")
+    card = json.loads((tmp_path / "w" / "zero-5x5.card.json").read_text())
+    assert exported.is_file() and card["training"]["games"] == 18 and card["training"]["iterations"] == 3
+    assert card["training"]["generation"] == state["generation"]
+    assert -1.0 <= card["strength"]["resign_threshold_value"] <= -0.6  # config's resign_max
+
+
+def test_loop_anchor_games_against_gnu_go_give_an_elo_row(tmp_path, gnugo):
+    config = _tiny(tmp_path, anchor__games=2, selfplay__games_per_iteration=2)
+    state = ZeroLoop(config, progress=False).run(iterations=1)
+    rows = _rows(tmp_path / "run" / "elo.csv")
+    assert rows[0]["generation"] == "0" and rows[0]["anchor"] == "gnugo-l1" and int(rows[0]["games"]) == 2
+    assert -800 <= float(rows[0]["elo"]) <= 800
+    assert 0 in state["anchored"]
+    games = list((tmp_path / "run" / "anchor" / "gen-0000" / "games").glob("*.sgf"))
+    assert len(games) == 2
+
+
+def test_loop_on_ray_local_mode(tmp_path):
+    pytest.importorskip("ray")
+    config = _tiny(tmp_path, selfplay__games_per_iteration=4, gating__games=2)
+    loop = ZeroLoop(config, ray_address="local", progress=False)
+    try:
+        state = loop.run(iterations=1)
+    finally:
+        import ray
+
+        ray.shutdown()
+    assert state["iteration"] == 1
+    assert sorted(loop.replay.done_tasks(0)) == [0, 1]
+    assert int(_rows(tmp_path / "run" / "iterations.csv")[0]["games"]) == 4
+
+
+def test_loop_command_line_reports_bad_config_and_status(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[loop]\nworkers = 0\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "dlgo.zero.loop", "--config", str(bad)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert r.returncode == 2 and "bad.toml" in r.stderr and r.stdout == ""
+    good = tmp_path / "good.toml"
+    shutil.copy(ROOT / "configs" / "zero-train-9x9.toml", good)
+    text = good.read_text().replace('init_model = "../weights/zero-19x19.keras"', 'init_model = ""')
+    good.write_text(text.replace('out = "../runs/zero-9x9"', f'out = "{tmp_path / "run"}"'))
+    r = subprocess.run(
+        [sys.executable, "-m", "dlgo.zero.loop", "--config", str(good), "--status"],
+        capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert r.returncode == 0 and "iteration 0" in r.stdout and "generation 0" in r.stdout
+
+
+def test_zero_agent_plays_a_move_from_the_trained_candidate_kind_of_file(tmp_path):
+    """A generation file is an ordinary model file: the GTP engine's zero agent loads it."""
+    config = _tiny(tmp_path, selfplay__games_per_iteration=2, gating__games=2)
+    ZeroLoop(config, progress=False).run(iterations=1)
+    agent = ZeroAgent.from_model(tmp_path / "run" / "generations" / "gen-0000.keras", board_size=5, threads=1)
+    agent.rounds_per_move = 8
+    move = agent.select_move(GameState.new_game(5, komi=3.0))
+    assert isinstance(move, Move) and not move.is_resign
