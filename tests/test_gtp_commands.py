@@ -8,10 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 from gtp_client import InProcessEngine
+from scripted_agent import ScriptedSearch
 
-from dlgo.goboard import GameState, Move
-from dlgo.gotypes import Point
-from dlgo.search import CandidateInfo, SearchAgent, SearchBudget, SearchResult
 from dlgo.sgf import read_game
 from dlgo.utils import point_from_coords
 from gtp_engine import agents
@@ -393,32 +391,11 @@ def test_resign_when_clearly_lost_and_not_in_handicap_game() -> None:
         eng.close()
 
 
-class _ScriptedSearch(SearchAgent):
-    """Plays the first legal point with whatever win rate the test sets in ``winrate``."""
-
-    def __init__(self) -> None:
-        self.winrate = 0.5
-
-    def select_move(self, game_state: GameState) -> Move:
-        return self.search(game_state, SearchBudget()).candidates[0].move
-
-    def search(self, game_state, budget, on_progress=None, progress_interval=0.5) -> SearchResult:
-        board = game_state.board
-        move = next(
-            Move.play(Point(r, c))
-            for r in range(1, board.num_rows + 1)
-            for c in range(1, board.num_cols + 1)
-            if game_state.is_valid_move(Move.play(Point(r, c)))
-        )
-        cand = CandidateInfo(move=move, visits=500, winrate=self.winrate)
-        return SearchResult([cand], visits=500, winrate=self.winrate, elapsed=0.0)
-
-
 class _Scripted:
     """An engine on the scripted agent; ``genmove(colour, winrate)`` sets the search's win rate."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, *sets: str) -> None:
-        agent = _ScriptedSearch()
+        agent = ScriptedSearch()
         kind = agents.AgentType("scripted", "test agent", {}, lambda params, size: agent, searches=True)
         monkeypatch.setitem(agents.REGISTRY, "scripted", kind)
         self.agent = agent

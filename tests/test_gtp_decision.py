@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from scripted_agent import ScriptedSearch
+
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.mcts import MCTSAgent
-from dlgo.search import CandidateInfo, SearchAgent, SearchBudget, SearchResult
+from dlgo.search import SearchBudget
 from gtp_engine.config import load_config
 from gtp_engine.decision import DecisionSettings, MoveChoice, choose_move, resign_value
 
@@ -50,32 +52,10 @@ def test_resigns_rather_than_passing_a_lost_count() -> None:
 # --- resign only after a run of lost moves ------------------------------------------------------
 
 
-class _Scripted(SearchAgent):
-    """A search that always answers the first legal play with the given win rate."""
-
-    def __init__(self, winrate: float, visits: int = 500) -> None:
-        self.winrate = winrate
-        self.visits = visits
-
-    def select_move(self, game_state: GameState) -> Move:
-        return self.search(game_state, SearchBudget()).candidates[0].move
-
-    def search(self, game_state, budget, on_progress=None, progress_interval=0.5) -> SearchResult:
-        board = game_state.board
-        move = next(
-            Move.play(Point(r, c))
-            for r in range(1, board.num_rows + 1)
-            for c in range(1, board.num_cols + 1)
-            if game_state.is_valid_move(Move.play(Point(r, c)))
-        )
-        cand = CandidateInfo(move=move, visits=self.visits, winrate=self.winrate)
-        return SearchResult([cand], visits=self.visits, winrate=self.winrate, elapsed=0.0)
-
-
 def _decide(winrate: float, previous, state: GameState | None = None, **settings):
     state = state or GameState.new_game(9)
     return choose_move(
-        _Scripted(winrate),
+        ScriptedSearch(winrate),
         state,
         SearchBudget(max_visits=500),
         DecisionSettings(**settings),
@@ -118,12 +98,12 @@ def test_earlier_moves_compared_with_the_threshold_that_applies_now() -> None:
 
 def test_resign_value() -> None:
     state = GameState.new_game(9)
-    result = _Scripted(0.3).search(state, SearchBudget())
+    result = ScriptedSearch(0.3).search(state, SearchBudget())
     result.winrate = 0.2
     assert resign_value(MoveChoice(result.candidates[0].move, "x", result, result.candidates[0])) == 0.3
     result.candidates[0].winrate = 0.1
     assert resign_value(MoveChoice(result.candidates[0].move, "x", result)) == 0.2
-    small = _Scripted(0.01, visits=50).search(state, SearchBudget())
+    small = ScriptedSearch(0.01, visits=50).search(state, SearchBudget())
     assert resign_value(MoveChoice(small.candidates[0].move, "x", small)) is None  # too small a search
     assert resign_value(MoveChoice(Move.pass_turn(), "no search")) is None
 

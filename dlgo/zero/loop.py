@@ -38,6 +38,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -704,6 +705,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.export:
         print(f"zero-loop: exported {loop.export(args.export)}", file=sys.stderr)
         return 0
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # `kill` stops like Ctrl-C: state saved, workers stopped
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         loop.run(args.iterations, args.max_minutes)
     except KeyboardInterrupt:

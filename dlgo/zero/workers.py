@@ -242,14 +242,19 @@ class ProcessPool:
             for f in pending:
                 f.cancel()
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, abort: bool = False) -> None:
+        """Wait for the tasks under way, or with ``abort`` stop the workers at once (their
+        unfinished tasks are simply played again by the next run)."""
+        if abort:
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.terminate()  # no public way to stop a running task early
+        self._pool.shutdown(wait=not abort, cancel_futures=True)
 
     def __enter__(self) -> ProcessPool:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(abort=exc_type is not None)
 
 
 class RayPool:
