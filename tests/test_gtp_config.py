@@ -20,6 +20,26 @@ def test_shipped_configs_load(name: str) -> None:
     assert config.agent_name() == name if name != "default" else config.agent_name() == "mcts"
 
 
+def test_default_config_plays_the_shipped_networks_on_9_13_and_19() -> None:
+    """The strongest agent measured for each size: Zero search on the shipped weights."""
+    from pathlib import Path
+
+    from dlgo.nn.files import card_of
+
+    config = load_config(str(ROOT / "configs" / "default.toml"))
+    for size in (9, 13, 19):
+        name, params = config.agent_for_size(size)
+        assert name == "zero", size
+        model = Path(config.resolve_path(params["model"]))
+        assert model.is_file(), model
+        card = card_of(model)
+        assert card.encoder == "zero" and card.input_shape[0] is None  # size-independent
+    assert "zero-9x9" in config.get("zero.model", 9)
+    assert 0.0 < config.get("resign.threshold", 9) < 0.5
+    for size in (5, 7, 21):
+        assert config.agent_for_size(size)[0] == "mcts"
+
+
 def test_default_config_documents_every_key() -> None:
     data = tomllib.loads((ROOT / "configs" / "default.toml").read_text())
     for dotted, param in describe_schema():

@@ -650,9 +650,11 @@ class ZeroLoop:
             **card.training,
             "kind": "zero self-play",
             "generation": self.state["generation"],
-            "iterations": self.state["iteration"],
-            "games": self.replay_games(),
-            "positions": self.replay.positions(),
+            # games/positions/iteration (from the candidate's own card): what this network
+            # was trained on; run_*: the whole run so far
+            "run_iterations": self.state["iteration"],
+            "run_games": self.replay_games(),
+            "run_positions": self.replay.positions(),
             "compute_hours": seconds,
             "workers": self.config.loop.workers,
             "machine": f"{os.cpu_count()} CPU cores",
