@@ -707,6 +707,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.export:
         print(f"zero-loop: exported {loop.export(args.export)}", file=sys.stderr)
         return 0
+
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt  # `kill` stops like Ctrl-C: state saved, workers stopped
 
