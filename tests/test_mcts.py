@@ -41,8 +41,12 @@ def test_search_stops_on_event_and_on_time():
     stop.set()
     assert agent.search(GameState.new_game(9), SearchBudget(stop=stop)).visits <= 16
     result = agent.search(GameState.new_game(9), SearchBudget(max_seconds=0.2))
-    assert 0.15 <= result.elapsed < 0.6
+    # Stops on the clock, not on a visit count: it used the time and did not run on. The upper
+    # bound is loose because CI machines are shared (a slow scheduler is not a search bug).
+    assert 0.15 <= result.elapsed < 2.0
     assert result.visits > 100
+    long = agent.search(GameState.new_game(9), SearchBudget(max_seconds=1.0))
+    assert long.elapsed >= 0.95 and long.visits > result.visits
 
 
 def test_progress_callback_is_called_during_long_search():
