@@ -766,12 +766,8 @@ class Engine:
         self._generate(player, stream=(cmd, kata, request))
         return None
 
-    @command("genmove_analyze")
+    @command("genmove_analyze", "lz-genmove_analyze")
     def cmd_genmove_analyze(self, cmd: Command) -> None:
-        return self._genmove_analyze(cmd, kata=False)
-
-    @command("lz-genmove_analyze")
-    def cmd_lz_genmove_analyze(self, cmd: Command) -> None:
         return self._genmove_analyze(cmd, kata=False)
 
     @command("kata-genmove_analyze")
@@ -822,12 +818,8 @@ class Engine:
             log.error("analysis failed: %r", worker.error)
         return None
 
-    @command("analyze")
+    @command("analyze", "lz-analyze")  # the same integer output format
     def cmd_analyze(self, cmd: Command) -> None:
-        return self._analyze(cmd, kata=False)
-
-    @command("lz-analyze")
-    def cmd_lz_analyze(self, cmd: Command) -> None:
         return self._analyze(cmd, kata=False)
 
     @command("kata-analyze")

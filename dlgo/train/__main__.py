@@ -67,38 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from dlgo.train.supervised import SupervisedConfig, TrainingError, train_supervised
 
     argv_list = list(sys.argv[1:] if argv is None else argv)
-    config = SupervisedConfig(
-        out=args.out,
-        encoder=args.encoder,
-        network=args.network,
-        blocks=args.blocks,
-        filters=args.filters,
-        size=args.size,
+    # The options are named like the config's fields; only these need translating.
+    values = dict(vars(args))
+    values.update(
         games=args.games or None,
-        test_games=args.test_games,
-        sources=args.sources,
-        data=args.data,
         epochs=args.epochs if args.epochs is not None else (0 if args.resume else 10),
-        steps_per_epoch=args.steps_per_epoch,
-        batch_size=args.batch_size,
-        optimizer=args.optimizer,
-        lr=args.lr,
-        lr_schedule=args.lr_schedule,
-        lr_min=args.lr_min,
-        warmup_steps=args.warmup_steps,
-        momentum=args.momentum,
-        value_weight=args.value_weight,
-        val_positions=args.val_positions,
         augment=not args.no_augment,
-        seed=args.seed,
-        split_seed=args.split_seed,
-        test_fraction=args.test_fraction,
-        jobs=args.jobs,
-        init=args.init,
-        max_minutes=args.max_minutes,
         command="python -m dlgo.train " + shlex.join(argv_list),
-        notes=args.notes,
     )
+    config = SupervisedConfig.from_dict(values)
     try:
         summary = train_supervised(config, resume=args.resume)
     except (TrainingError, FileNotFoundError) as e:
