@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from dlgo.alphago import AlphaGoEvaluator, AlphaGoMCTS, rollout_value
-from dlgo.alphago.rollout import _urgent
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.playout import kernel
+from dlgo.playout.kernel import _urgent
 from dlgo.search import SearchBudget
 
 

@@ -19,72 +19,11 @@ import numpy as np
 from numba import njit
 
 from dlgo.goboard import GameState
-from dlgo.playout.kernel import (
-    BLACK,
-    EMPTY,
-    WHITE,
-    _init_strings,
-    _is_legal,
-    _neighbor,
-    _play,
-    _select,
-    _work_arrays,
-    area_owner,
-)
+from dlgo.playout.kernel import BLACK, WHITE, _play_out, _work_arrays, area_owner
 
 __all__ = ["rollout", "rollout_value", "POLICIES"]
 
 POLICIES = ("fast", "random")
-
-
-@njit(cache=True)
-def _single_liberty(colors, w, head, nxt, libs, h):
-    """The liberty of string ``h`` if it has exactly one, else 0 (libs are pseudo-liberties)."""
-    lib = 0
-    s = h
-    while True:
-        for k in range(4):
-            n = _neighbor(s, w, k)
-            if colors[n] == EMPTY:
-                lib = n
-                break
-        if lib:
-            break
-        s = nxt[s]
-        if s == h:
-            return 0
-    adjacent = 0
-    for k in range(4):
-        m = _neighbor(lib, w, k)
-        if colors[m] == colors[h] and head[m] == h:
-            adjacent += 1
-    return lib if libs[h] == adjacent else 0
-
-
-@njit(cache=True)
-def _urgent(colors, w, head, nxt, libs, last, c, ko):
-    """A capture or an atari escape next to the last move (0 if none is legal)."""
-    if last <= 0:
-        return 0
-    opp = 3 - c
-    for k in range(5):
-        p = last if k == 4 else _neighbor(last, w, k)
-        if colors[p] == opp:
-            lib = _single_liberty(colors, w, head, nxt, libs, head[p])
-            if lib and _is_legal(colors, w, head, libs, lib, c, ko):
-                return lib
-    for k in range(4):
-        p = _neighbor(last, w, k)
-        if colors[p] == c:
-            lib = _single_liberty(colors, w, head, nxt, libs, head[p])
-            if lib:
-                room = 0
-                for j in range(4):
-                    if colors[_neighbor(lib, w, j)] == EMPTY:
-                        room += 1
-                if room >= 2 and _is_legal(colors, w, head, libs, lib, c, ko):
-                    return lib
-    return 0
 
 
 @njit(cache=True)
@@ -93,24 +32,8 @@ def rollout(colors_in, w, to_move, ko, last, komi, max_moves, fast):
     n = colors_in.shape[0]
     colors = colors_in.copy()
     head, nxt, libs, size, empties, epos = _work_arrays(n)
-    n_empty = _init_strings(colors, w, head, nxt, libs, size, empties, epos)
-    passes = 0
-    moves = 0
-    c = to_move
-    while moves < max_moves and passes < 2:
-        p = _urgent(colors, w, head, nxt, libs, last, c, ko) if fast else 0
-        if p == 0:
-            p = _select(colors, w, head, libs, empties, epos, n_empty, c, ko)
-        if p == 0:
-            passes += 1
-            ko = 0
-        else:
-            passes = 0
-            n_empty, ko = _play(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c)
-        last = p
-        moves += 1
-        c = 3 - c
-    if passes < 2:
+    _, finished = _play_out(colors, w, to_move, ko, last, max_moves, fast, head, nxt, libs, size, empties, epos)
+    if not finished:
         return 0
     owner = np.empty(n, np.int8)
     score = area_owner(colors, w, owner) - komi

@@ -282,23 +282,84 @@ def area_owner(colors, w, owner):
 
 
 @njit(cache=True)
-def _playout_in_place(colors, w, to_move, ko, max_moves, head, nxt, libs, size, empties, epos):
-    """Play a random game on ``colors`` (modified); returns the number of moves played."""
+def _single_liberty(colors, w, head, nxt, libs, h):
+    """The liberty of string ``h`` if it has exactly one, else 0 (libs are pseudo-liberties)."""
+    lib = 0
+    s = h
+    while True:
+        for k in range(4):
+            n = _neighbor(s, w, k)
+            if colors[n] == EMPTY:
+                lib = n
+                break
+        if lib:
+            break
+        s = nxt[s]
+        if s == h:
+            return 0
+    adjacent = 0
+    for k in range(4):
+        m = _neighbor(lib, w, k)
+        if colors[m] == colors[h] and head[m] == h:
+            adjacent += 1
+    return lib if libs[h] == adjacent else 0
+
+
+@njit(cache=True)
+def _urgent(colors, w, head, nxt, libs, last, c, ko):
+    """A capture or an atari escape next to the last move (0 if none is legal)."""
+    if last <= 0:
+        return 0
+    opp = 3 - c
+    for k in range(5):
+        p = last if k == 4 else _neighbor(last, w, k)
+        if colors[p] == opp:
+            lib = _single_liberty(colors, w, head, nxt, libs, head[p])
+            if lib and _is_legal(colors, w, head, libs, lib, c, ko):
+                return lib
+    for k in range(4):
+        p = _neighbor(last, w, k)
+        if colors[p] == c:
+            lib = _single_liberty(colors, w, head, nxt, libs, head[p])
+            if lib:
+                room = 0
+                for j in range(4):
+                    if colors[_neighbor(lib, w, j)] == EMPTY:
+                        room += 1
+                if room >= 2 and _is_legal(colors, w, head, libs, lib, c, ko):
+                    return lib
+    return 0
+
+
+@njit(cache=True)
+def _play_out(colors, w, to_move, ko, last, max_moves, fast, head, nxt, libs, size, empties, epos):
+    """Play a game out on ``colors`` (modified): random legal moves that do not fill one's own
+    eye, or with ``fast`` first the urgent reply to the ``last`` move (AlphaGo-style rollouts).
+    Returns (moves played, whether it ended with two passes rather than at ``max_moves``)."""
     n_empty = _init_strings(colors, w, head, nxt, libs, size, empties, epos)
     passes = 0
     moves = 0
     c = to_move
     while moves < max_moves and passes < 2:
-        p = _select(colors, w, head, libs, empties, epos, n_empty, c, ko)
+        p = _urgent(colors, w, head, nxt, libs, last, c, ko) if fast else 0
+        if p == 0:
+            p = _select(colors, w, head, libs, empties, epos, n_empty, c, ko)
         if p == 0:
             passes += 1
             ko = 0
         else:
             passes = 0
             n_empty, ko = _play(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c)
+        last = p
         moves += 1
         c = 3 - c
-    return moves
+    return moves, passes >= 2
+
+
+@njit(cache=True)
+def _playout_in_place(colors, w, to_move, ko, max_moves, head, nxt, libs, size, empties, epos):
+    """Play a random game on ``colors`` (modified); returns the number of moves played."""
+    return _play_out(colors, w, to_move, ko, 0, max_moves, False, head, nxt, libs, size, empties, epos)[0]
 
 
 @njit(cache=True)
