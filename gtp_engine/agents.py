@@ -161,6 +161,7 @@ def _build_predict(params: Mapping[str, Any], size: int) -> Agent:
         board_size=size,
         seed=_seed(params),
         threads=int(params["threads"]) or None,
+        symmetry=str(params["symmetry"]),
     )
 
 
@@ -172,6 +173,12 @@ register(
             "model": _MODEL,
             "seed": _SEED,
             "threads": Param(int, 0, "ONNX Runtime threads; 0 = all cores", minimum=0),
+            "symmetry": Param(
+                str,
+                "average",
+                "network symmetry: average (mean over the 8 board symmetries), identity or random",
+                choices=("average", "identity", "random"),
+            ),
         },
         build=_build_predict,
         searches=False,

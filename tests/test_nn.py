@@ -144,6 +144,17 @@ def test_random_symmetry(tiny):
     assert np.allclose(a[0].sum(axis=1), 1, atol=1e-5)
 
 
+def test_average_symmetry_is_the_mean_of_the_eight(tiny):
+    _, model, encoder = tiny
+    states = sample_states(9, 4)
+    fixed = [BatchEvaluator(model, encoder, backend="compiled", symmetry_mode=k).evaluate(states) for k in range(8)]
+    p_avg, v_avg = BatchEvaluator(model, encoder, backend="compiled", symmetry_mode="average").evaluate(states)
+    assert np.allclose(p_avg, np.mean([p for p, _ in fixed], axis=0), atol=1e-6)
+    assert np.allclose(v_avg, np.mean([v for _, v in fixed], axis=0), atol=1e-6)
+    with pytest.raises(ValueError, match="average"):
+        BatchEvaluator(model, encoder, backend="compiled", symmetry_mode="mean")
+
+
 def test_runners_agree(tiny):
     _, model, encoder = tiny
     x = encoder.encode_batch(sample_states(9, 5))

@@ -233,3 +233,53 @@ def test_evaluate_a_trained_run_on_archives(one_epoch, archives) -> None:
     # The split's seed and fraction come from the model card: only held-out games are scored.
     assert result["test_fraction"] == 0.2 and result["games"] == 3
     assert 0 <= result["top1"] <= result["top5"] <= 1 and result["value_positions"] > 0
+
+
+def test_symmetry_average_maps_every_answer_back() -> None:
+    from dlgo.encoders import symmetry
+    from dlgo.nn.evaluator import symmetry_average as averaged_outputs
+
+    rng = np.random.default_rng(3)
+    x = rng.random((5, 9, 9, 16)).astype(np.float32)
+
+    def equivariant(batch):  # policy read off plane 0: rotating the input rotates the answer
+        logits = np.concatenate([batch[..., 0].reshape(len(batch), -1), np.zeros((len(batch), 1))], axis=1)
+        p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        return [p, batch[..., 1].mean(axis=(1, 2))[:, None]]
+
+    single = averaged_outputs(equivariant, ("policy", "value"), x, (9, 9), 1, 2)
+    every = averaged_outputs(equivariant, ("policy", "value"), x, (9, 9), 8, 2)
+    np.testing.assert_allclose(every["policy"], single["policy"], atol=1e-7)
+    np.testing.assert_allclose(every["value"], single["value"], atol=1e-6)
+
+    fixed = np.arange(82, dtype=np.float64)[::-1] / np.arange(82).sum()
+
+    def oriented(batch):  # the same answer whatever the board: averaging makes it symmetric
+        return [np.tile(fixed, (len(batch), 1)), np.full((len(batch), 1), 0.3)]
+
+    averaged = averaged_outputs(oriented, ("policy", "value"), x, (9, 9), 8, 4)["policy"]
+    for k in range(8):
+        np.testing.assert_allclose(symmetry.apply_to_policy(averaged, k, 9), averaged, atol=1e-7)
+    np.testing.assert_allclose(averaged.sum(axis=1), 1.0, rtol=1e-6)
+    assert averaged[0, 81] == pytest.approx(fixed[81])  # pass untouched
+    corners = [0, 8, 72, 80]
+    assert averaged[0, corners] == pytest.approx([np.mean(fixed[corners])] * 4)
+
+
+def test_evaluate_with_symmetries_records_beside_the_single_pass(handmade, capsys) -> None:
+    from dlgo.encoders import symmetry
+
+    path, games, p = handmade
+    args = ["policy", "--model", str(path), "--sgf", str(games), "--backend", "compiled", "--record"]
+    assert evaluate_main([*args, "--symmetries", "8"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["symmetries"] == 8 and result["positions"] == 7
+    # The fixed policy's mass spreads over its 8 images, and the figures are those of the average.
+    expected = np.mean([symmetry.invert_policy(p[None], k, 9)[0] for k in range(8)], axis=0)
+    labels = np.array([0, 1, 40, 2, 3, 4, 5])
+    top1, top5, loss = score_batch(np.tile(expected, (7, 1)), labels)
+    assert (result["top1"], result["top5"]) == (round(top1 / 7, 4), round(top5 / 7, 4))
+    assert result["policy_loss"] == pytest.approx(loss / 7, abs=1e-4)
+    metrics = read_card(path).metrics
+    assert metrics["evaluate_8_symmetries"]["symmetries"] == 8
+    assert evaluate_main([*args[:-1], "--symmetries", "9"]) == 2

@@ -50,7 +50,9 @@ class DeepLearningAgent(Agent):
 
     ``model``: a ``LoadedModel``, a path to a ``.keras`` model with its card, or a Keras model
     together with ``encoder`` (name or ``Encoder``). ``evaluator``: an existing
-    ``BatchEvaluator`` to share. ``seed``: the sampling's random seed.
+    ``BatchEvaluator`` to share. ``seed``: the sampling's random seed. ``symmetry``: the
+    evaluator's symmetry mode; "average" (the mean over the 8 board symmetries) predicts moves
+    best and costs one batch of 8 per move.
     """
 
     def __init__(
@@ -62,13 +64,16 @@ class DeepLearningAgent(Agent):
         backend: str = "auto",
         seed: int | None = None,
         threads: int | None = None,
+        symmetry: str | int = "identity",
     ) -> None:
         if evaluator is None:
             if model is None:
                 raise ValueError("give a model or an evaluator")
             from dlgo.nn import BatchEvaluator
 
-            evaluator = BatchEvaluator(model, encoder, backend=backend, threads=threads, cache_size=4096)
+            evaluator = BatchEvaluator(
+                model, encoder, backend=backend, threads=threads, cache_size=4096, symmetry_mode=symmetry
+            )
         if "policy" not in evaluator.heads:
             raise ValueError(f"the model has no policy head (it has {', '.join(evaluator.heads)})")
         self.evaluator = evaluator
@@ -132,10 +137,11 @@ def load_prediction_agent(
     backend: str = "auto",
     seed: int | None = None,
     threads: int | None = None,
+    symmetry: str | int = "identity",
 ) -> DeepLearningAgent:
     """A ``DeepLearningAgent`` from a model file; ``board_size`` is checked against the model
     (a size-independent network plays any size). ``dlgo.nn.ModelFileError`` says what is wrong."""
     from dlgo.nn import load_model
 
     loaded = load_model(path, board_size=board_size, heads=["policy"])
-    return DeepLearningAgent(loaded, backend=backend, seed=seed, threads=threads)
+    return DeepLearningAgent(loaded, backend=backend, seed=seed, threads=threads, symmetry=symmetry)

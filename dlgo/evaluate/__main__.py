@@ -30,6 +30,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--test-fraction", type=float, help="default: from the model card, else 0.02")
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--backend", default="auto", choices=("auto", "onnx", "compiled", "predict"))
+    p.add_argument(
+        "--symmetries", type=int, default=1, help="average the answers over this many board symmetries (1-8)"
+    )
     p.add_argument("--record", action="store_true", help="write the figures into the model card")
     args = parser.parse_args(argv)
 
@@ -46,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             test_fraction=args.test_fraction,
             batch_size=args.batch_size,
             backend=args.backend,
+            symmetries=args.symmetries,
             progress=sys.stderr.isatty(),
         )
     except (ModelFileError, FileNotFoundError, ValueError) as e:

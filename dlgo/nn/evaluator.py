@@ -11,9 +11,11 @@ Cache keys are (symmetry mode, board size, Zobrist situation hash, komi, the las
 ``encoder.history_moves`` moves): everything the planes depend on except superko beyond those
 moves. The cache is an LRU of ``cache_size`` positions (0 disables it).
 
-Symmetry: ``"identity"`` (default), a fixed symmetry ``0..7``, or ``"random"``: a random one of
-the 8 per evaluation (AlphaGo's trick against systematic bias); in random mode the cache keeps
-whichever symmetry was drawn first for a position. Not thread-safe: one evaluator per thread.
+Symmetry: ``"identity"`` (default), a fixed symmetry ``0..7``, ``"random"``: a random one of
+the 8 per evaluation (AlphaGo's trick against systematic bias; the cache keeps whichever symmetry
+was drawn first for a position), or ``"average"``: the mean answer over all 8 (8 times the work,
+a point or two more move-prediction accuracy; for a lone policy network, not for a search that
+evaluates thousands of positions). Not thread-safe: one evaluator per thread.
 """
 
 from __future__ import annotations
@@ -35,7 +37,27 @@ from dlgo.nn.runners import Runner, make_runner
 if TYPE_CHECKING:
     import keras
 
-__all__ = ["BatchEvaluator", "onnx_path_for"]
+__all__ = ["BatchEvaluator", "onnx_path_for", "symmetry_average", "SYMMETRY_MODES"]
+
+SYMMETRY_MODES = ("identity", "random", "average")
+
+
+def symmetry_average(
+    runner: Runner, heads: Sequence[str], x: np.ndarray, dims: tuple[int, int], count: int, max_batch: int
+) -> dict[str, np.ndarray]:
+    """The runner's answers on planes ``x`` by head, averaged over the board's first ``count``
+    allowed symmetries (policies mapped back to the original orientation, pass untouched)."""
+    totals: dict[str, np.ndarray] = {}
+    used = symmetry.allowed(dims)[:count]
+    for k in used:
+        xk = symmetry.apply_to_planes(x, k)
+        outs = [runner(xk[i : i + max_batch]) for i in range(0, len(xk), max_batch)]
+        for j, head in enumerate(heads):
+            out = np.concatenate([o[j] for o in outs]).astype(np.float64)
+            if head == "policy":
+                out = symmetry.invert_policy(out, k, dims)
+            totals[head] = totals[head] + out if head in totals else out
+    return {head: (total / len(used)).astype(np.float32) for head, total in totals.items()}
 
 
 def onnx_path_for(model_path: str | os.PathLike) -> Path:
@@ -90,8 +112,8 @@ class BatchEvaluator:
         self.runner: Runner = make_runner(keras_model, backend, onnx_path=onnx_path, threads=threads)
         if isinstance(symmetry_mode, int) and not 0 <= symmetry_mode < 8:
             raise ValueError(f"symmetry {symmetry_mode} outside 0..7")
-        if not isinstance(symmetry_mode, int) and symmetry_mode not in ("identity", "random"):
-            raise ValueError(f"symmetry mode {symmetry_mode!r}: use 'identity', 'random' or 0..7")
+        if not isinstance(symmetry_mode, int) and symmetry_mode not in SYMMETRY_MODES:
+            raise ValueError(f"symmetry mode {symmetry_mode!r}: use {', '.join(map(repr, SYMMETRY_MODES))} or 0..7")
         self.symmetry_mode = 0 if symmetry_mode == "identity" else symmetry_mode
         self._rng = np.random.default_rng(seed)
         self.cache_size = cache_size
@@ -209,6 +231,10 @@ class BatchEvaluator:
     def _run(self, encoder: Encoder, states: list[GameState], dims: tuple[int, int]) -> list[tuple]:
         x = encoder.encode_batch(states)
         m = len(states)
+        if self.symmetry_mode == "average":
+            by_head = symmetry_average(self.runner, self.heads, x, dims, symmetry.NUM_SYMMETRIES, self.max_batch)
+            self.batches += len(symmetry.allowed(dims)) * -(-m // self.max_batch)
+            return self._entries(by_head.get("policy"), by_head.get("value"), m)
         if self.symmetry_mode == "random":
             syms = self._rng.choice(symmetry.allowed(dims), size=m)
             groups = [(k, np.flatnonzero(syms == k)) for k in sorted(set(syms.tolist())) if k]
@@ -231,6 +257,10 @@ class BatchEvaluator:
                 policy = policy.copy()
             for k, idx in groups:
                 policy[idx] = symmetry.invert_policy(policy[idx], k, dims)
+        return self._entries(policy, value, m)
+
+    @staticmethod
+    def _entries(policy: np.ndarray | None, value: np.ndarray | None, m: int) -> list[tuple]:
         return [
             (
                 policy[i].copy() if policy is not None else None,
