@@ -2,7 +2,8 @@
 
 Speaks GTP on stdin/stdout. Before anything else, file descriptor 1 is moved aside for GTP
 responses and pointed at stderr, so nothing else (library prints, C extensions, TensorFlow's
-banners) can ever reach the controller. A bad config is one line on stderr and exit status 2.
+banners) can ever reach the controller. A bad config, or a model file it names that is missing
+or damaged, is one line on stderr and exit status 2, before any GTP is read.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from gtp_engine.config import ConfigError, load_config
+from gtp_engine.config import ConfigError, check_model_files, load_config
 
 __all__ = ["main"]
 
@@ -75,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     try:
         config = load_config(args.config, args.set)
+        check_model_files(config)  # now, not as a `?` at the first genmove of a game
     except ConfigError as e:
         print(f"dlgo-gtp: config error: {e}", file=sys.stderr)
         return 2

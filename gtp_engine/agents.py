@@ -5,8 +5,9 @@ Adding an agent is one ``register(AgentType(...))`` call: its name (the config v
 and whether it searches (then the engine runs analysis with it). Builders import their heavy
 modules inside the function, so nothing heavy loads before the first ``genmove``.
 
-``predict``, ``zero`` and ``alphago`` load their networks at the first ``genmove`` (or analysis);
-a missing model file is reported then, naming it.
+``predict``, ``zero`` and ``alphago`` load their networks when the agent is built; the engine
+checks every model file its config names at start-up (``config.check_model_files``), so a
+missing or damaged one is one line naming the file and its key before any game starts.
 File parameters (``Param.path``) are relative to the config file: ``resolve_paths``.
 """
 
@@ -59,6 +60,13 @@ class AgentType:
     searches: bool
     unavailable: str | None = None  # why it cannot be used yet
     supports_size: Callable[[Mapping[str, Any], int], bool] = field(default=lambda params, size: True)
+    # keys of the files the agent loads with these params (None: every path parameter)
+    files_needed: Callable[[Mapping[str, Any]], list[str]] | None = None
+
+    def needed_files(self, params: Mapping[str, Any]) -> list[str]:
+        if self.files_needed is not None:
+            return self.files_needed(params)
+        return [key for key, param in self.params.items() if param.path]
 
 
 REGISTRY: dict[str, AgentType] = {}
@@ -257,6 +265,7 @@ register(
         },
         build=_build_alphago,
         searches=True,
+        files_needed=lambda params: ["policy_model"] + (["value_model"] if params["lambda_value"] > 0 else []),
     )
 )
 

@@ -13,6 +13,7 @@ Layout (every key is optional; ``configs/default.toml`` documents each one)::
 
 Unknown keys, wrong types and out-of-range values raise :class:`ConfigError` whose message
 names the file (or ``--set``) and the dotted key; ``__main__`` prints it as one line on stderr.
+``check_model_files`` does the same for every model file the agents in play would load.
 """
 
 from __future__ import annotations
@@ -25,10 +26,20 @@ from typing import Any
 
 from dlgo.goboard import MAX_SIZE, MIN_SIZE
 from dlgo.handicap import COMPENSATION_RULES
+from dlgo.tomlfile import TomlFileError, read_toml
 from gtp_engine import agents
 from gtp_engine.agents import Param
 
-__all__ = ["ConfigError", "Config", "SCHEMA", "load_config", "SIZE_SECTIONS", "describe_schema"]
+__all__ = [
+    "ConfigError",
+    "Config",
+    "SCHEMA",
+    "load_config",
+    "SIZE_SECTIONS",
+    "describe_schema",
+    "model_files",
+    "check_model_files",
+]
 
 
 class ConfigError(ValueError):
@@ -300,12 +311,9 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Confi
     data = _defaults()
     if path is not None:
         try:
-            with open(path, "rb") as f:
-                raw = tomllib.load(f)
-        except OSError as e:
-            raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from e
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"{path}: not valid TOML: {e}") from e
+            raw = read_toml(path)
+        except TomlFileError as e:
+            raise ConfigError(str(e)) from None
         try:
             data = _merge(data, _check_level("", raw, top=True))
         except ValueError as e:
@@ -322,6 +330,44 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Confi
         if reason:
             raise ConfigError(f"{source}: {reason}")
     return config
+
+
+def model_files(config: Config) -> list[tuple[str, str]]:
+    """(dotted key, resolved path or "") of every file an agent in play loads.
+
+    The top-level agent plays every size without its own ``agent``; each ``[size.N]`` table
+    plays its agent with its overrides. A key set in ``[size.N.agent]`` is named
+    ``size.N.agent.key``, one inherited from the top-level table ``agent.key``.
+    """
+    sizes = config.as_dict()["size"]
+    levels: list[int | None] = [size for size in sorted(sizes)]
+    if any(size not in sizes or "agent" not in sizes[size] for size in range(MIN_SIZE, MAX_SIZE + 1)):
+        levels.insert(0, None)
+    out: dict[str, str] = {}
+    for size in levels:
+        name = config.agent_name(size)
+        params = config.section(name, size)
+        own = sizes.get(size, {}).get(name, {}) if size is not None else {}
+        for key in agents.get(name).needed_files(params):
+            dotted = f"size.{size}.{name}.{key}" if key in own else f"{name}.{key}"
+            value = str(params.get(key) or "")
+            out.setdefault(dotted, os.path.normpath(config.resolve_path(value)) if value else "")
+    return list(out.items())
+
+
+def check_model_files(config: Config) -> None:
+    """Every model file the config names exists and looks usable (no Keras import: zip and card
+    checks, ``dlgo.nn.files.check_model_file``); else ``ConfigError`` naming the key and the file."""
+    from dlgo.nn.files import ModelFileError, check_model_file
+
+    source = config.path or "defaults"
+    for dotted, path in model_files(config):
+        if not path:
+            raise ConfigError(f"{source}: {dotted} is not set: give the path of a .keras model file")
+        try:
+            check_model_file(path)
+        except ModelFileError as e:
+            raise ConfigError(f"{source}: {dotted}: {e}") from None
 
 
 def describe_schema() -> list[tuple[str, Param]]:

@@ -7,14 +7,41 @@
 - ``make_runner``: the raw runners (``dlgo.nn.runners``).
 
 Importing this package does not import Keras or TensorFlow; loading or running a model does.
+The names below load their module on first use, so ``dlgo.nn.files`` (the engine's start-up
+check of its model files) costs no compiled kernels.
 """
 
 from __future__ import annotations
 
-from dlgo.nn.card import ModelCard, card_path, read_card
-from dlgo.nn.evaluator import BatchEvaluator
-from dlgo.nn.files import LoadedModel, ModelFileError, load_model, save_model
-from dlgo.nn.runners import make_runner
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dlgo.nn.card import ModelCard, card_path, read_card
+    from dlgo.nn.evaluator import BatchEvaluator
+    from dlgo.nn.files import LoadedModel, ModelFileError, load_model, save_model
+    from dlgo.nn.runners import make_runner
+
+_HOME = {
+    "ModelCard": "card",
+    "card_path": "card",
+    "read_card": "card",
+    "BatchEvaluator": "evaluator",
+    "LoadedModel": "files",
+    "ModelFileError": "files",
+    "load_model": "files",
+    "save_model": "files",
+    "make_runner": "runners",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'dlgo.nn' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"dlgo.nn.{_HOME[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ModelCard",

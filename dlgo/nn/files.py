@@ -10,7 +10,10 @@ size and output sizes agree with it and with what the caller expects; any mismat
 from __future__ import annotations
 
 import datetime
+import json
 import os
+import zipfile
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,6 +165,61 @@ def _check(path: Path, card: ModelCard, input_shape: list[int | None], output_si
                 raise fail(f"{head} output has {n} entries, encoder {card.encoder!r} at {size}x{size} needs {expected}")
 
 
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+_KERAS_MEMBERS = ("config.json", "model.weights.h5")  # what Keras 3 needs inside a .keras zip
+
+
+def check_model_file(path: str | os.PathLike) -> ModelCard:
+    """The card of ``path`` once the file itself looks usable, without importing Keras.
+
+    Cheap checks that catch what users actually have: a missing or unreadable file, a truncated
+    or damaged ``.keras`` (it is a zip: the directory, every member's CRC, the members Keras
+    needs, a JSON architecture and an HDF5 weights file), and a missing or malformed card.
+    ``ModelFileError`` (one line naming the file) otherwise.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ModelFileError(f"{path}: model file not found")
+    if not path.is_file():
+        raise ModelFileError(f"{path}: not a regular file")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+    except OSError as e:
+        raise ModelFileError(f"{path}: cannot read the model file: {e.strerror or e}") from None
+    if path.suffix == ".keras":
+        _check_keras_zip(path)
+    elif path.suffix == ".h5" and head != _HDF5_SIGNATURE:
+        raise ModelFileError(f"{path}: not an HDF5 model file")
+    return card_of(path)
+
+
+def _check_keras_zip(path: Path) -> None:
+    def fail(problem: str) -> ModelFileError:
+        return ModelFileError(f"{path}: not a usable .keras model file ({problem})")
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+            missing = [m for m in _KERAS_MEMBERS if m not in names]
+            if missing:
+                raise fail(f"it lacks {', '.join(missing)}")
+            damaged = z.testzip()  # reads every member: catches a cut or corrupted body
+            if damaged is not None:
+                raise fail(f"{damaged} is damaged")
+            config = json.loads(z.read("config.json").decode("utf-8"))
+            with z.open("model.weights.h5") as weights:
+                signature = weights.read(8)
+    except zipfile.BadZipFile:
+        raise fail("truncated, or not a zip archive") from None
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise fail(f"damaged: {e}") from None
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise fail("config.json is not a Keras model architecture")
+    if signature != _HDF5_SIGNATURE:
+        raise fail("model.weights.h5 is not an HDF5 file")
+
+
 def load_model(
     path: str | os.PathLike,
     encoder: str | None = None,
@@ -176,12 +234,7 @@ def load_model(
     the caller needs (e.g. ``["policy", "value"]`` for Zero search).
     """
     path = Path(path)
-    if not path.is_file():
-        raise ModelFileError(f"{path}: model file not found")
-    try:
-        card = read_card(path)
-    except ValueError as e:
-        raise ModelFileError(str(e)) from None
+    card = check_model_file(path)  # before Keras: its message for a damaged zip is "File not found"
     if encoder is not None and encoder != card.encoder:
         raise ModelFileError(f"{path}: the model was trained with encoder {card.encoder!r}, not {encoder!r}")
     if card.encoder not in ENCODER_NAMES:
@@ -223,4 +276,4 @@ def card_of(path: str | os.PathLike) -> ModelCard:
         raise ModelFileError(str(e)) from None
 
 
-__all__ += ["card_of", "card_path"]
+__all__ += ["card_of", "card_path", "check_model_file"]

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dlgo.tomlfile import TomlFileError, read_toml
 from dlgo.zero.selfplay import SelfPlaySettings
 from dlgo.zero.trainer import TrainerSettings
 
@@ -130,12 +130,9 @@ def load_loop_config(path: str | os.PathLike | None, overrides: dict[str, dict[s
     if path is not None:
         source = str(path)
         try:
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
-        except OSError as e:
-            raise LoopConfigError(f"{source}: cannot read the config ({e.strerror})") from None
-        except tomllib.TOMLDecodeError as e:
-            raise LoopConfigError(f"{source}: not valid TOML ({e})") from None
+            data = read_toml(path)
+        except TomlFileError as e:
+            raise LoopConfigError(str(e)) from None
     for table, values in (overrides or {}).items():
         data.setdefault(table, {}).update(values)
     known = {"loop", "selfplay", "train", "gating", "anchor"}
@@ -159,6 +156,11 @@ def load_loop_config(path: str | os.PathLike | None, overrides: dict[str, dict[s
     )
     if config.selfplay_loop.games_per_task < 1 or config.selfplay_loop.games_per_iteration < 1:
         raise LoopConfigError(f"{source}: selfplay.games_per_iteration and games_per_task must be >= 1")
-    if config.loop.init_model and not config.resolve(config.loop.init_model).is_file():
-        raise LoopConfigError(f"{source}: loop.init_model {config.resolve(config.loop.init_model)} not found")
+    if config.loop.init_model:
+        from dlgo.nn.files import ModelFileError, check_model_file
+
+        try:
+            check_model_file(config.resolve(config.loop.init_model))
+        except ModelFileError as e:
+            raise LoopConfigError(f"{source}: loop.init_model: {e}") from None
     return config
