@@ -24,9 +24,11 @@ After every self-play phase the resign threshold is recalibrated on the games pl
 Everything lands in ``loop.out``: ``state.json`` (where the loop is), ``replay/`` (chunks),
 ``iter-NNNN/`` (SGFs, ``selfplay.jsonl``, the candidate, ``gating.jsonl``),
 ``generations/gen-NNNN.keras``, ``learner.keras``, ``anchor/``, ``iterations.csv``,
-``elo.csv``, ``curves.png``. A stop at any point (Ctrl-C, ``--max-minutes``, a crash) loses
-at most the tasks under way: a restart with the same command goes on where it stopped, never
-replaying a stored task or gating game.
+``elo.csv``, ``curves.png``, and ``clock.json`` while a phase runs. A stop at any point
+(Ctrl-C, ``--max-minutes``, a crash, ``kill -9``) loses at most the tasks under way: a restart
+with the same command goes on where it stopped, never replaying a stored task or gating game.
+The worker processes end with the loop however it ends, and the time a killed run spent still
+counts in ``state.json``'s ``seconds`` (up to its last heartbeat, a few seconds before the end).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -63,6 +66,8 @@ __all__ = ["ZeroLoop", "main", "ITERATION_COLUMNS", "ELO_COLUMNS"]
 
 STATE = "state.json"
 STATE_FORMAT = 1
+HEARTBEAT = "clock.json"  # the running phase's elapsed time, rewritten every HEARTBEAT_SECONDS
+HEARTBEAT_SECONDS = 2.0
 ITERATION_COLUMNS = (
     "iteration", "generation", "games", "positions", "total_games", "total_positions", "policy_loss",
     "value_loss", "lr", "window", "gate_wins", "gate_losses", "gate_draws", "gate_accept", "accepted",
@@ -110,6 +115,71 @@ def _export_onnx(path: Path) -> None:
         print(f"zero-loop: no ONNX export of {path} ({e})", file=sys.stderr)
 
 
+class _PhaseClock:
+    """Wall time charged to ``state["seconds"][phase]`` so that no way of stopping loses it.
+
+    Starting marks the state with the phase's total so far (``base``) and a segment id; every
+    state save charges the time up to then, and a thread rewrites ``clock.json`` (this segment's
+    elapsed seconds) every ``HEARTBEAT_SECONDS``. ``stop`` charges the rest and removes both.
+    A run killed in between (``kill -9``, power loss) leaves the mark: the next load counts
+    ``base`` + the last heartbeat of that segment, losing at most a heartbeat's interval and
+    never counting a second twice.
+    """
+
+    def __init__(self, loop: ZeroLoop, phase: str) -> None:
+        self.loop = loop
+        self.phase = phase
+        self.base = float(loop.state["seconds"].get(phase, 0.0))
+        self.start = time.monotonic()
+        self.segment = f"{os.getpid()}-{time.time_ns()}"
+        loop.state["clock"] = {"segment": self.segment, "phase": phase, "base": self.base}
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name="zero-loop-clock", daemon=True)
+        self._thread.start()
+
+    def charge(self) -> None:
+        self.loop.state["seconds"][self.phase] = self.base + (time.monotonic() - self.start)
+
+    def _beat(self) -> None:
+        path = self.loop.out / HEARTBEAT
+        while not self._stopped.wait(HEARTBEAT_SECONDS):
+            beat = {"segment": self.segment, "seconds": round(time.monotonic() - self.start, 3)}
+            try:
+                _atomic_write(path, json.dumps(beat) + "\n")
+            except OSError:
+                pass  # the next beat tries again; the state saves still charge
+
+    def stop(self) -> None:
+        """Charge the time so far and save the state (once; later calls do nothing)."""
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        self._thread.join()
+        self.charge()
+        self.loop.state.pop("clock", None)
+        self.loop._clock = None
+        self.loop._save_state()
+        (self.loop.out / HEARTBEAT).unlink(missing_ok=True)
+
+
+def _recover_clock(state: dict[str, Any], out: Path) -> float:
+    """Count the time of a phase a killed run was in (see ``_PhaseClock``); the seconds added."""
+    clock = state.pop("clock", None)
+    if not clock:
+        return 0.0
+    elapsed = 0.0
+    try:
+        beat = json.loads((out / HEARTBEAT).read_text(encoding="utf-8"))
+        if beat.get("segment") == clock["segment"]:
+            elapsed = float(beat["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # no beat yet: the saves charged what there is
+    seconds = state["seconds"]
+    before = float(seconds.get(clock["phase"], 0.0))
+    seconds[clock["phase"]] = max(before, float(clock["base"]) + elapsed)
+    return seconds[clock["phase"]] - before
+
+
 class ZeroLoop:
     def __init__(
         self, config: LoopConfig, ray_address: str | None = None, progress: bool = True, command: str = ""
@@ -121,6 +191,7 @@ class ZeroLoop:
         self.command = command
         self.out.mkdir(parents=True, exist_ok=True)
         self.replay = ReplayBuffer(self.out / "replay")
+        self._clock: _PhaseClock | None = None
         self.state = self._load_state()
         self._deadline: float | None = None
         self._pool = None
@@ -140,6 +211,9 @@ class ZeroLoop:
                     f"{path}: this loop plays {state.get('board_size')}x{state.get('board_size')}, "
                     f"the config says {self.config.selfplay.board_size}"
                 )
+            recovered = _recover_clock(state, self.out)
+            if recovered > 0:
+                self._say(f"the last run stopped without saving its time (killed?): {recovered:.0f} s counted")
             return state
         return {
             "format": STATE_FORMAT,
@@ -157,7 +231,17 @@ class ZeroLoop:
         }
 
     def _save_state(self) -> None:
+        if self._clock is not None:
+            self._clock.charge()
         _atomic_write(self.out / STATE, json.dumps(self.state, indent=2) + "\n")
+
+    def _start_clock(self, phase: str) -> _PhaseClock:
+        """Charge the time from now to ``phase`` until the clock's ``stop``."""
+        if self._clock is not None:
+            self._clock.stop()
+        self._clock = _PhaseClock(self, phase)
+        self._save_state()
+        return self._clock
 
     @property
     def best_path(self) -> Path:
@@ -226,6 +310,8 @@ class ZeroLoop:
                     self._anchor()
         finally:
             self._pool = None
+            if self._clock is not None:
+                self._clock.stop()
             self._save_state()
             self._write_plot()
         return self.state
@@ -277,7 +363,7 @@ class ZeroLoop:
             rng = np.random.default_rng(seed)
             allowed = tuple(bool(rng.random() >= cfg.no_resign_fraction) for _ in range(self._task_games(t)))
             tasks.append(SelfPlayTask(it, t, len(allowed), seed, blob, settings, allowed))
-        started = time.monotonic()
+        clock = self._start_clock("selfplay")
         bar = self._bar(cfg.games_per_iteration, f"self-play it {it}", initial=cfg.games_per_iteration - sum(
             len(task.resign_allowed) for task in tasks))  # fmt: skip
         stopped = False
@@ -295,8 +381,7 @@ class ZeroLoop:
         finally:
             if bar is not None:
                 bar.close()
-            self.state["seconds"]["selfplay"] += time.monotonic() - started
-            self._save_state()
+            clock.stop()
         if stopped or len(self.replay.done_tasks(it)) < n_tasks:
             return False
         self._calibrate_resign()
@@ -360,20 +445,20 @@ class ZeroLoop:
         from dlgo.zero.trainer import train_candidate
 
         it = self.state["iteration"]
-        started = time.monotonic()
         positions = self.replay.positions(it)
         if positions < self.config.train.min_positions:
             self._say(f"iteration {it}: {positions} positions, training starts at {self.config.train.min_positions}")
             self._finish_iteration({})
             return
         candidate = self._iter_dir(it) / "candidate.keras"
+        clock = self._start_clock("train")
         metrics = train_candidate(
             self.replay, it, self.out / "learner.keras", self.best_path if it == 0 else self._learner_init(),
             candidate, self.config.train, seed=_seed(self.config.loop.seed, it, 1 << 20),
             card_fields={"training": self._training_card(it)}, progress=self.progress,
         )  # fmt: skip
         _export_onnx(candidate)
-        self.state["seconds"]["train"] += time.monotonic() - started
+        clock.stop()
         self.state["train_metrics"] = metrics
         self.state["phase"] = "gate"
         self._save_state()
@@ -425,7 +510,7 @@ class ZeroLoop:
         d = self._iter_dir(it)
         candidate = d / "candidate.keras"
         games = self._gating_games(it)
-        started = time.monotonic()
+        clock = self._start_clock("gate")
         verdict = self._gate_decided(games)
         if verdict is None:
             cand_blob, best_blob = ModelBlob.from_file(candidate), ModelBlob.from_file(self.best_path)
@@ -464,7 +549,7 @@ class ZeroLoop:
             finally:
                 if bar is not None:
                     bar.close()
-                self.state["seconds"]["gate"] += time.monotonic() - started
+        clock.stop()
         if verdict is None:
             self._save_state()
             return False
@@ -555,7 +640,7 @@ class ZeroLoop:
         a = self.config.anchor
         gen = self.state["generation"]
         size = self.config.selfplay.board_size
-        started = time.monotonic()
+        clock = self._start_clock("anchor")
         engine = dlgo_player(
             None, label=f"zero-gen{gen}",
             sets=(
@@ -566,7 +651,10 @@ class ZeroLoop:
         opponent = gnugo_player(a.level)
         rules = GameRules(size=size, komi=a.komi)
         settings = MatchSettings(engine, opponent, a.games, rules, jobs=self.config.loop.workers)
-        result = run_match(settings, self.out / "anchor" / f"gen-{gen:04d}", progress=self.progress)
+        try:
+            result = run_match(settings, self.out / "anchor" / f"gen-{gen:04d}", progress=self.progress)
+        finally:
+            clock.stop()
         s = result.summary
         if result.interrupted:
             raise KeyboardInterrupt
@@ -597,7 +685,6 @@ class ZeroLoop:
         elo_rows = [r for r in self._read_elo() if int(r["generation"]) != gen] + [row]
         self._write_csv(self.out / "elo.csv", ELO_COLUMNS, elo_rows)
         self.state["anchored"].append(gen)
-        self.state["seconds"]["anchor"] += time.monotonic() - started
         self._save_state()
         self._say(f"generation {gen} against {opponent.label}: {wins}-{losses} ({rate:.0%}), Elo {row['elo']}")
         self._write_plot()

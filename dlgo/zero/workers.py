@@ -14,9 +14,15 @@ only the learner's machine writes the replay buffer).
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
+import shutil
+import signal
+import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -209,22 +215,67 @@ def _light(task: Any) -> Any:
     return dataclasses.replace(task, **blank)
 
 
-def _init_worker() -> None:
+def _init_worker(parent: int | None = None) -> None:
+    """Set up a worker process; with ``parent`` (the loop's pid), end it when the loop dies."""
     # One core per worker: the network runs single-threaded (ONNX threads=1 above) and
     # TensorFlow, loaded to read the model, should not start a thread per core either.
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    if parent is not None:
+        _follow_parent(parent)
+
+
+ORPHAN_POLL_SECONDS = 1.0  # how often a worker checks that the loop is still there
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _exit_now(code: int) -> None:
+    """Leave at once (a dying pool must not wait for this task), without our temporary files."""
+    if _FOLDER is not None:
+        shutil.rmtree(_FOLDER.name, ignore_errors=True)
+    os._exit(code)
+
+
+def _follow_parent(parent: int) -> None:
+    """A worker never outlives the loop, however the loop ends (``kill -9`` included).
+
+    Nothing in multiprocessing does this: a worker blocked on its task queue waits forever
+    for a parent that is gone, and keeps the resource tracker alive too (it exits once every
+    process holding its pipe has). Linux: the kernel sends SIGTERM when the parent dies
+    (``PR_SET_PDEATHSIG``; the workers are started from the loop's main thread, which lives as
+    long as the process). Everywhere: a thread that notices the parent changing.
+    """
+    signal.signal(signal.SIGTERM, lambda signum, frame: _exit_now(128 + signum))
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the thread below still works
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        _exit_now(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_POLL_SECONDS)
+        _exit_now(1)
+
+    threading.Thread(target=watch, name="dlgo-parent-watch", daemon=True).start()
 
 
 class ProcessPool:
-    """``workers`` processes on this machine (spawned: no inherited TensorFlow state)."""
+    """``workers`` processes on this machine (spawned: no inherited TensorFlow state). They end
+    when this process ends, however it ends (``_follow_parent``)."""
 
     def __init__(self, workers: int) -> None:
         import multiprocessing
 
         self.workers = max(1, workers)
         self._pool = ProcessPoolExecutor(
-            self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker
+            self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(os.getpid(),),
         )
 
     def run(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[Any]:
