@@ -9,7 +9,8 @@
 # in the repo and never onto a command line (where `ps` would show it).
 #   --config FILE  gtp2ogs config (default configs/ogs/gtp2ogs.json5)
 #   --check        check everything, start the engine once, and stop before connecting
-# Other arguments go to gtp2ogs (--beta: the beta server; -v: more log). Exit status 2: setup problem.
+# Other arguments go to gtp2ogs (--beta: the beta server; -v: more log). Every check runs and each
+# problem is one line (the API key is one of them), then exit status 2 if there was any.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -44,46 +45,79 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-[ -f "$config" ] || die "config not found: $config"
+# Every check runs, whatever the others found, and each problem is one line: an operator can
+# prepare the whole set-up (and check it) before a moderator has made the account a bot and the
+# API key exists.
+problems=()
+problem() {
+    echo "run_ogs: $*" >&2
+    problems+=("$1")
+}
+
+[ -f "$config" ] || problem "config not found: $config"
 if [ -z "${OGS_API_KEY:-}" ]; then
-    die "OGS_API_KEY is not set: export it with your bot's API key (on OGS, as the bot's owner: the bot's profile page, 'Generate API key'); it is never stored in the repo"
+    problem "OGS_API_KEY is not set: export it with your bot's API key (on OGS, as the bot's owner: the bot's profile page, 'Generate API key'); it is never stored in the repo"
 fi
-command -v node >/dev/null 2>&1 || die "Node.js not found: install Node.js 18 or newer (Debian/Ubuntu: apt-get install nodejs npm)"
-node_major="$(node -e 'process.stdout.write(process.versions.node.split(".")[0])')"
-[ "$node_major" -ge 18 ] || die "Node.js $(node --version) is too old for gtp2ogs 9.x: install Node.js 18 or newer"
-command -v gtp2ogs >/dev/null 2>&1 || die "gtp2ogs not found: npm install -g gtp2ogs (version 9.x), then make sure npm's global bin folder is on PATH"
+have_node=0
+if ! command -v node >/dev/null 2>&1; then
+    problem "Node.js not found: install Node.js 18 or newer (Debian/Ubuntu: apt-get install nodejs npm)"
+else
+    node_major="$(node -e 'process.stdout.write(process.versions.node.split(".")[0])')"
+    if [ "$node_major" -ge 18 ]; then
+        have_node=1
+    else
+        problem "Node.js $(node --version) is too old for gtp2ogs 9.x: install Node.js 18 or newer"
+    fi
+fi
+if ! command -v gtp2ogs >/dev/null 2>&1; then
+    problem "gtp2ogs not found: npm install -g gtp2ogs (version 9.x), then make sure npm's global bin folder is on PATH"
+elif [ "$have_node" = 1 ]; then
+    # gtp2ogs's version, from the package.json above its executable.
+    gtp2ogs_version="unknown"
+    dir="$(dirname "$(readlink -f "$(command -v gtp2ogs)")")"
+    for _ in 1 2 3; do
+        if [ -f "$dir/package.json" ]; then
+            gtp2ogs_version="$(node -e 'const p = require(process.argv[1]); process.stdout.write(p.name === "gtp2ogs" ? p.version : "unknown")' "$dir/package.json" 2>/dev/null || echo unknown)"
+            break
+        fi
+        dir="$(dirname "$dir")"
+    done
+    case "$gtp2ogs_version" in
+        9.*) ;;
+        *) echo "run_ogs: warning: gtp2ogs version $gtp2ogs_version; this config is written for 9.x" >&2 ;;
+    esac
+    echo "run_ogs: gtp2ogs $gtp2ogs_version OK, config $config" >&2
+fi
 
 # The engine: the project's virtualenv first.
 if [ -x "$root/.venv/bin/dlgo-gtp" ]; then
     export PATH="$root/.venv/bin:$PATH"
 fi
-command -v dlgo-gtp >/dev/null 2>&1 || die "dlgo-gtp not found: run scripts/setup_env.sh (or pip install -e .) first"
-
-# Start the bot's command from the config once, to fail here rather than in the first game.
-command_json="$(sed -n 's/^[[:space:]]*command:[[:space:]]*\(\[.*\]\),\{0,1\}[[:space:]]*$/\1/p' "$config" | head -n 1)"
-if [ -n "$command_json" ]; then
-    mapfile -d '' bot_cmd < <(node -e 'for (const a of JSON.parse(process.argv[1])) process.stdout.write(a + "\0")' "$command_json")
-    answer="$(printf 'protocol_version\nname\nquit\n' | timeout 120 "${bot_cmd[@]}" 2>/dev/null | head -n 1 || true)"
-    [ "$answer" = "= 2" ] || die "the bot command does not answer GTP: ${bot_cmd[*]} (run it by hand to see why)"
-    echo "run_ogs: engine OK: ${bot_cmd[*]}" >&2
-else
-    echo "run_ogs: warning: could not read bot.command from $config; not checking the engine" >&2
-fi
-# gtp2ogs's version, from the package.json above its executable.
-gtp2ogs_version="unknown"
-dir="$(dirname "$(readlink -f "$(command -v gtp2ogs)")")"
-for _ in 1 2 3; do
-    if [ -f "$dir/package.json" ]; then
-        gtp2ogs_version="$(node -e 'const p = require(process.argv[1]); process.stdout.write(p.name === "gtp2ogs" ? p.version : "unknown")' "$dir/package.json" 2>/dev/null || echo unknown)"
-        break
+if ! command -v dlgo-gtp >/dev/null 2>&1; then
+    problem "dlgo-gtp not found: run scripts/setup_env.sh (or pip install -e .) first"
+elif [ -f "$config" ]; then
+    # Start the bot's command from the config once, to fail here rather than in the first game.
+    command_json="$(sed -n 's/^[[:space:]]*command:[[:space:]]*\(\[.*\]\),\{0,1\}[[:space:]]*$/\1/p' "$config" | head -n 1)"
+    split_json='import json, sys
+for a in json.loads(sys.argv[1]): sys.stdout.write(a + "\0")'
+    if [ -z "$command_json" ]; then
+        echo "run_ogs: warning: could not read bot.command from $config; not checking the engine" >&2
+    elif ! mapfile -d '' bot_cmd < <(python3 -c "$split_json" "$command_json" 2>/dev/null) || [ "${#bot_cmd[@]}" = 0 ]; then
+        problem "bot.command in $config is not a JSON list of strings: $command_json"
+    else
+        answer="$(printf 'protocol_version\nname\nquit\n' | timeout 120 "${bot_cmd[@]}" 2>/dev/null | head -n 1 || true)"
+        if [ "$answer" = "= 2" ]; then
+            echo "run_ogs: engine OK: ${bot_cmd[*]}" >&2
+        else
+            problem "the bot command does not answer GTP: ${bot_cmd[*]} (run it by hand to see why)"
+        fi
     fi
-    dir="$(dirname "$dir")"
-done
-case "$gtp2ogs_version" in
-    9.*) ;;
-    *) echo "run_ogs: warning: gtp2ogs version $gtp2ogs_version; this config is written for 9.x" >&2 ;;
-esac
-echo "run_ogs: gtp2ogs $gtp2ogs_version, config $config" >&2
+fi
+
+if [ "${#problems[@]}" -gt 0 ]; then
+    echo "run_ogs: ${#problems[@]} problem(s) above; not connecting" >&2
+    exit 2
+fi
 if [ "$check_only" = 1 ]; then
     echo "run_ogs: --check: all set, not connecting" >&2
     exit 0

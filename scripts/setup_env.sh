@@ -10,7 +10,15 @@ if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null
     echo "error: Python 3.11 or newer is needed (set PYTHON=/path/to/python3.11)" >&2
     exit 1
 fi
+# A .venv that `venv` left without pip (python3-venv was missing) is made again.
+if [ -x .venv/bin/python ] && ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+    rm -rf .venv
+fi
 if [ ! -x .venv/bin/python ]; then
+    if ! "$python" -c 'import ensurepip, venv' 2>/dev/null; then
+        echo "error: $python has no venv/ensurepip: on Debian/Ubuntu, sudo apt-get install python3-venv" >&2
+        exit 1
+    fi
     "$python" -m venv .venv >&2
 fi
 stamp=".venv/.installed${extras:+-$extras}"

@@ -155,9 +155,9 @@ def test_run_ogs_needs_gtp2ogs(tmp_path):
     assert "npm install -g gtp2ogs" in done.stderr or "Node.js" in done.stderr
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js not installed")
-def test_run_ogs_passes_the_key_in_a_private_copy(tmp_path):
-    # A stand-in for gtp2ogs that reads the config it is given like gtp2ogs would.
+def _fake_gtp2ogs(tmp_path: Path) -> Path:
+    """A stand-in for gtp2ogs 9.1.0 on PATH (tmp_path/bin) that reads the config it is given like
+    gtp2ogs would and writes what it saw to the returned report file."""
     package = tmp_path / "lib" / "gtp2ogs"
     (package / "dist").mkdir(parents=True)
     (package / "package.json").write_text('{"name": "gtp2ogs", "version": "9.1.0"}')
@@ -174,6 +174,81 @@ def test_run_ogs_passes_the_key_in_a_private_copy(tmp_path):
     fake.chmod(0o755)
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "gtp2ogs").symlink_to(fake)
+    return report
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js not installed")
+def test_run_ogs_check_goes_on_past_a_missing_key(tmp_path):
+    """An operator checks the set-up before a moderator grants the key: every other check runs."""
+    report = _fake_gtp2ogs(tmp_path)
+    env = _env(tmp_path, PATH=f"{tmp_path / 'bin'}:{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}")
+    done = subprocess.run(["bash", str(RUN_OGS), "--check"], env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 2, done.stderr
+    assert "OGS_API_KEY is not set" in done.stderr
+    assert "gtp2ogs 9.1.0 OK" in done.stderr and "engine OK" in done.stderr
+    assert "1 problem(s)" in done.stderr and not report.exists()
+
+
+def test_run_ogs_lists_every_problem_at_once(tmp_path):
+    if shutil.which("gtp2ogs"):
+        pytest.skip("gtp2ogs is installed here")
+    env = _env(tmp_path, PATH=f"{tmp_path / 'bin'}:{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}")
+    done = subprocess.run(
+        ["bash", str(RUN_OGS), "--check", "--config", str(tmp_path / "none.json5")],
+        env=env, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert done.returncode == 2
+    lines = [line for line in done.stderr.splitlines() if line.startswith("run_ogs: ")]
+    assert any("config not found" in line for line in lines), done.stderr
+    assert any("OGS_API_KEY" in line for line in lines), done.stderr
+    assert any("gtp2ogs not found" in line for line in lines), done.stderr
+
+
+def _agents_on_ogs(config: dict) -> set[str]:
+    """The engine agents that play the board sizes the gtp2ogs config accepts."""
+    from gtp_engine.config import load_config
+
+    command = config["bot"]["command"]
+    sets = [command[i + 1] for i, arg in enumerate(command) if arg == "--set"]
+    engine = load_config(str(ROOT / command[command.index("--config") + 1]), sets)
+    return {engine.agent_for_size(size)[0] for size in config["allowed_board_sizes"]}
+
+
+def test_greeting_says_what_plays(config):
+    greeting = config["greeting"]["en"]
+    played = _agents_on_ogs(config)
+    if "mcts" not in played:
+        assert "Monte Carlo tree search bot" not in greeting
+    if played & {"zero", "predict", "alphago"}:
+        assert "network" in greeting
+
+
+def test_ogs_docs_name_only_keys_of_agents_that_play_there(config):
+    """docs/ogs.md tells operators which keys to tune: each must exist and, for an agent's key,
+    belong to an agent that plays a board size the bot accepts."""
+    import re
+
+    from gtp_engine import agents
+    from gtp_engine.config import SCHEMA, describe_schema
+
+    known = {dotted for dotted, _ in describe_schema()}
+    sections = set(SCHEMA) | set(agents.REGISTRY)
+    played = _agents_on_ogs(config)
+    text = (ROOT / "docs" / "ogs.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:size\.\d+\.)?[a-z_]+\.[a-z_]+)`", text))
+    keys = {re.sub(r"^size\.\d+\.", "", k) for k in named}
+    keys = {k for k in keys if k.split(".")[0] in sections}  # not bot.command and the like
+    assert keys, "docs/ogs.md names no config key"
+    for key in keys:
+        assert key in known, f"docs/ogs.md names {key}, not a config key"
+        section = key.split(".")[0]
+        if section in agents.REGISTRY:
+            assert section in played, f"docs/ogs.md names {key}, but {section} plays no size the bot accepts"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js not installed")
+def test_run_ogs_passes_the_key_in_a_private_copy(tmp_path):
+    report = _fake_gtp2ogs(tmp_path)
     key = 'k3y"with\\odd'
     env = _env(tmp_path, OGS_API_KEY=key, PATH=f"{tmp_path / 'bin'}:{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}")
     done = subprocess.run(["bash", str(RUN_OGS), "--beta"], env=env, capture_output=True, text=True, timeout=180)
