@@ -23,6 +23,8 @@ from dlgo.search import CandidateInfo, SearchResult
 from gtp_engine.protocol import SYNTAX_ERROR, GtpError, format_move, parse_color, parse_float, parse_int, parse_vertex
 
 __all__ = [
+    "LEELA_ZERO_LEVEL",
+    "gtp_version",
     "AnalysisRequest",
     "parse_analysis_args",
     "pv_moves",
@@ -32,6 +34,24 @@ __all__ = [
     "gogui_var",
     "explain",
 ]
+
+# The Leela Zero release whose analysis protocol the engine speaks: lz-analyze with interval,
+# avoid/allow and minmoves, lcb and order in its info lines, lz-genmove_analyze.
+LEELA_ZERO_LEVEL = "0.17"
+
+
+def gtp_version(dlgo_version: str) -> str:
+    """The answer to GTP ``version``: the Leela Zero analysis level first, then dlgo's version.
+
+    Lizzie 0.7 treats every engine whose name does not start with ``KataGo`` as Leela Zero: it
+    takes the first word of the answer, splits it at dots and refuses the engine when the
+    second number is below 15 (then deadlocks at "engine is loading..."), or stops reading the
+    engine when that word has no dot or no number there. ``0.1.0`` failed; the analysis level
+    is what that check is about (its message: "Lizzie requires version 0.15 or later of Leela
+    Zero for analysis"), so it comes first and the name stays ``dlgo``.
+    """
+    return f"{LEELA_ZERO_LEVEL} (dlgo {dlgo_version}, Leela Zero {LEELA_ZERO_LEVEL} analysis protocol)"
+
 
 _BOOL_KEYS = (
     "ownership",

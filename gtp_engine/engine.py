@@ -30,6 +30,7 @@ from gtp_engine.analysis import (
     gogui_dboard,
     gogui_pspairs,
     gogui_var,
+    gtp_version,
     info_line,
     parse_analysis_args,
 )
@@ -61,6 +62,7 @@ from gtp_engine.protocol import (
     parse_move,
     parse_vertex,
     preprocess,
+    stream_head,
 )
 from gtp_engine.scoring import count
 
@@ -262,7 +264,7 @@ class Engine:
     def _begin_stream(self, cmd: Command) -> None:
         """Write the first line of a response that goes on while a search runs."""
         self._streaming = True
-        self._write("=" + (cmd.id or "") + "\n")
+        self._write(stream_head(cmd.id))
 
     # --- helpers ---------------------------------------------------------------------------
     def _size_key(self) -> int | None:
@@ -327,7 +329,7 @@ class Engine:
 
     @command("version")
     def cmd_version(self, cmd: Command) -> str:
-        return __version__
+        return gtp_version(__version__)  # Lizzie reads the first word (see analysis.gtp_version)
 
     @command("known_command")
     def cmd_known_command(self, cmd: Command) -> str:

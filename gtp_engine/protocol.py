@@ -22,6 +22,7 @@ __all__ = [
     "preprocess",
     "parse_command",
     "format_response",
+    "stream_head",
     "is_interrupt_line",
     "parse_color",
     "parse_vertex",
@@ -110,17 +111,31 @@ def _clean_lines(text: str) -> list[str]:
 def format_response(ok: bool, cmd_id: str | None, text: str = "") -> str:
     """The full response: ``=id text`` or ``?id text`` and exactly one empty line after it.
 
+    The ``=``/``?`` and id are always followed by a space, as GNU Go, Leela Zero and KataGo
+    write them, also when the text is empty (``= \n\n``) or starts on the next line: GoGui's
+    client takes everything after the first space of the response as the answer, so ``=``
+    then a newline would lose the first value (its board parser then reports "Incomplete
+    string board"), and an empty ``=5`` would read as the answer ``5``.
+
     Empty lines inside ``text`` are dropped (they would end the response early). A ``text``
-    that starts with a newline keeps its body on the lines after the ``=`` (``showboard``).
+    that starts with a newline keeps its body on the lines after ``= `` (``showboard``, GoGui
+    ``dboard`` answers).
     """
-    head = ("=" if ok else "?") + (cmd_id or "")
+    head = ("=" if ok else "?") + (cmd_id or "") + " "
     body_first = text.startswith("\n")
     lines = _clean_lines(text)
     if not lines:
         return head + "\n\n"
     if body_first:
         return head + "\n" + "\n".join(lines) + "\n\n"
-    return head + " " + "\n".join(lines) + "\n\n"
+    return head + "\n".join(lines) + "\n\n"
+
+
+def stream_head(cmd_id: str | None) -> str:
+    """First line of a response that streams while a search runs (``lz-analyze``,
+    ``kata-analyze``, ``genmove_analyze``): ``=`` and the id alone, as Leela Zero and KataGo
+    open them; Lizzie and Sabaki then read ``info`` lines until the empty line."""
+    return "=" + (cmd_id or "") + "\n"
 
 
 # --- arguments ---------------------------------------------------------------------------------

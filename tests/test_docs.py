@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ["README.md", "gtp_engine/README.md", "docs/ogs.md", "docs/zero-training.md"]
+DOCS = ["README.md", "gtp_engine/README.md", "docs/ogs.md", "docs/zero-training.md", "docs/clients.md"]
 REPO_PATH = re.compile(r"`((?:gtp_engine|dlgo|scripts|configs|tests|docs|weights)/[^`\s]+)`")
 
 

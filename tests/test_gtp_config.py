@@ -176,7 +176,7 @@ def test_console_script_and_log_file(tmp_path) -> None:
         timeout=60,
     )
     assert proc.returncode == 0
-    assert proc.stdout.startswith(b"= dlgo\n\n=\n\n= ")
+    assert proc.stdout.startswith(b"= dlgo\n\n= \n\n= ")
     assert "genmove black" in log.read_text()
 
 

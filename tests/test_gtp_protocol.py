@@ -61,12 +61,16 @@ def test_parse_command_ids() -> None:
 
 
 def test_format_response() -> None:
-    assert format_response(True, None, "") == "=\n\n"
-    assert format_response(True, "5", "") == "=5\n\n"
+    # "= " / "=ID " always with the space, as GNU Go writes them (GoGui's client cuts the answer
+    # at the first space: "=5\n\n" would read as the answer "5").
+    assert format_response(True, None, "") == "= \n\n"
+    assert format_response(True, "5", "") == "=5 \n\n"
+    assert format_response(False, "5", "") == "?5 \n\n"
     assert format_response(True, "5", "D4") == "=5 D4\n\n"
     assert format_response(False, None, "illegal move") == "? illegal move\n\n"
     assert format_response(True, None, "a\n\nb\n") == "= a\nb\n\n"
-    assert format_response(True, None, "\nboard\nlines") == "=\nboard\nlines\n\n"
+    assert format_response(True, None, "\nboard\nlines") == "= \nboard\nlines\n\n"
+    assert format_response(True, "12", "\nboard\nlines") == "=12 \nboard\nlines\n\n"
     assert format_response(True, None, "a\n   \nb") == "= a\nb\n\n"
     for raw in (format_response(True, "3", "x\n\n\ny"), format_response(False, None, "\n\n")):
         parse_response(raw)
@@ -146,7 +150,7 @@ def test_eof_without_quit_exits_zero() -> None:
         cwd=ROOT,
     )
     assert proc.returncode == 0
-    assert proc.stdout == b"= dlgo\n\n=\n\n=\n\n"
+    assert proc.stdout == b"= dlgo\n\n= \n\n= \n\n"
 
 
 def test_quit_answers_then_exits() -> None:
@@ -158,7 +162,7 @@ def test_quit_answers_then_exits() -> None:
         cwd=ROOT,
     )
     assert proc.returncode == 0
-    assert proc.stdout == b"=5\n\n"
+    assert proc.stdout == b"=5 \n\n"
 
 
 def test_only_responses_on_stdout_even_with_logging() -> None:

@@ -478,7 +478,7 @@ def test_pondering_grows_the_tree_the_next_genmove_starts_from(tiny_model):
         send(f"play w {vertex}")
         send("genmove b")
         responses = wait_for(3)
-        assert responses[1] == "=" and responses[2].startswith("= ")
+        assert responses[1] == "= " and responses[2].startswith("= ")  # play answers "= " (GNU Go framing)
         assert agent.last_result.visits >= max(reply_visits, 30) and reply_visits > 1  # the pondered subtree
     finally:
         send("quit")
