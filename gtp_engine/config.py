@@ -361,13 +361,17 @@ def check_model_files(config: Config) -> None:
     from dlgo.nn.files import ModelFileError, check_model_file
 
     source = config.path or "defaults"
+    checked: set[str] = set()  # several sizes often share one network: read it once
     for dotted, path in model_files(config):
         if not path:
             raise ConfigError(f"{source}: {dotted} is not set: give the path of a .keras model file")
+        if path in checked:
+            continue
         try:
             check_model_file(path)
         except ModelFileError as e:
             raise ConfigError(f"{source}: {dotted}: {e}") from None
+        checked.add(path)
 
 
 def describe_schema() -> list[tuple[str, Param]]:

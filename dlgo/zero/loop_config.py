@@ -1,9 +1,10 @@
 """The Zero training loop's TOML config (``configs/zero-train-9x9.toml`` documents every key).
 
 Tables: ``[loop]`` (output folder, starting network, board, iterations, workers), ``[selfplay]``
-(``SelfPlaySettings``), ``[train]`` (``TrainerSettings``), ``[gating]`` and ``[anchor]``. An
-unknown key or a bad value is one ``LoopConfigError`` naming the file and the key; paths are
-relative to the config file's folder.
+(``SelfPlaySettings``), ``[train]`` (``TrainerSettings``), ``[gating]`` and ``[anchor]``. A file
+that is not UTF-8 or not TOML (``dlgo.tomlfile``, the engine's reader too), an unknown key, a bad
+value, or a ``loop.init_model`` that is missing or damaged is one ``LoopConfigError`` naming the
+file and the key; paths are relative to the config file's folder.
 """
 
 from __future__ import annotations
