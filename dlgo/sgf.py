@@ -1,14 +1,40 @@
 """Reading and writing SGF game records (FF[4]) on top of sgfmill's parser.
 
 ``read_game`` turns an SGF file or text into an :class:`SgfGame`: the metadata, a root
-``GameState`` after the setup stones and the main line of moves, every move checked against the
-rules of ``dlgo.goboard`` (situational superko, no suicide). ``write_game`` and
+``GameState`` after the setup stones and the main line of moves. ``write_game`` and
 ``save_game`` turn a game back into SGF; what they write reads back identically.
 
 sgfmill's ``sgf_grammar`` does the tokenising, escaping and tree serialising; points and
 properties are interpreted here, so rectangular boards (``SZ[19:13]``, columns first as in the
-SGF spec) work too. Every problem with a record is an :class:`SgfError` (a ``ValueError``) that
-names the file (or ``name=``) and, for a bad move, the move number, colour and vertex.
+SGF spec) work too. A record that cannot be read at all is an :class:`SgfError` (a
+``ValueError``) that names the file (or ``name=``).
+
+A record is history, so it is read the way a viewer (or GNU Go's ``loadsgf``) reads it: what
+was played is replayed, under the record's own rules (``RU``), and what a strict reader would
+reject is repaired and reported, never silently: each repair is a :class:`Repair` in
+``SgfGame.repairs`` and a warning on the ``dlgo.sgf`` logger.
+
+- ``truncated``: the text ends before its closing ``)`` (a cut download, an unreadable tail):
+  the nodes before the cut are read.
+- ``setup``: ``AB``/``AW``/``AE`` after the first move (a teacher's or server's edit): applied
+  to the position at that point (see :class:`Setup`).
+- ``both_colours``: a node with both ``B`` and ``W``: played as two moves, in the node's order.
+- ``rules``: a move that breaks the record's own rules but can be put on the board (a ko taken
+  back at once, a repetition under superko rules, a suicide where the rules forbid it): played
+  as written, as GNU Go does (a suicide takes its own string off the board).
+- ``stopped``: a move that cannot be put on the board at all (an occupied point, a point off the
+  board, a value that is no point): the main line ends before it, as in GNU Go.
+
+Ko by the record's rules: ``RU`` naming Japanese or Korean rules means simple ko, so a triple
+or quadruple ko that repeats the position is legal history (a note, not a repair); Chinese, AGA,
+New Zealand, Tromp-Taylor and Ing rules forbid repetition (superko, checked as dlgo's
+situational superko), so a repetition there is a ``rules`` repair. With no ``RU`` (or one not
+recognised) only simple ko is assumed. A ko taken back at once breaks every rule set.
+
+Files: only regular files are read (never a FIFO, a device such as ``/dev/zero`` or
+``/dev/stdin``, or a directory: those are an ``SgfError`` at once), and at most
+:data:`MAX_FILE_BYTES` (8 MiB; the largest real records, commented joseki collections, are a
+few MB).
 
 Conventions when reading:
 
@@ -16,8 +42,8 @@ Conventions when reading:
   (some servers store komi * 100, any absolute value above 150) are divided by 100.
 - Player to move first: ``PL`` if given; else the colour of the first move of the main line;
   else White when ``HA`` >= 2 and the root has ``AB``; else Black.
-- Setup (``AB``/``AW``/``AE``) is allowed in the root and in further nodes before the first
-  move (merged into the initial position); setup after a move raises ``SgfError``.
+- Setup (``AB``/``AW``/``AE``) in the root and in further nodes before the first move is merged
+  into the initial position; setup later is a ``setup`` repair (above).
 - ``B[]`` is a pass, and so is ``B[tt]`` on boards up to 19x19 (both sides).
 - A colour that moves twice in a row is applied as such (see :func:`play_as`); the state's
   history stays one chain.
@@ -28,7 +54,10 @@ from __future__ import annotations
 
 import codecs
 import datetime
+import logging
 import os
+import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +69,23 @@ from dlgo.goboard import MAX_SIZE, MIN_SIZE, Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.utils import COLS, coords_from_point
 
-__all__ = ["SgfError", "SgfGame", "read_game", "write_game", "save_game", "play_as"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "REPAIR_KINDS",
+    "Repair",
+    "Setup",
+    "SgfError",
+    "SgfGame",
+    "read_game",
+    "write_game",
+    "save_game",
+    "play_as",
+]
+
+log = logging.getLogger(__name__)
+
+MAX_FILE_BYTES = 8 * 1024 * 1024  # larger files are refused unread (see the module docstring)
+REPAIR_KINDS = ("truncated", "setup", "both_colours", "rules", "stopped")
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _COLOUR = {Player.black: "B", Player.white: "W"}
@@ -48,7 +93,50 @@ _SETUP = ("AB", "AW", "AE")
 
 
 class SgfError(ValueError):
-    """A record that cannot be read: malformed SGF, unsupported content or an illegal move."""
+    """A record that cannot be read: not SGF, not Go, no such file, an unsupported board.
+
+    ``str(error)`` starts with the file's label; ``reason`` is the message without it.
+    """
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason if reason is not None else message
+
+
+@dataclass(frozen=True)
+class Repair:
+    """Something a strict reader would reject and what was done instead (see the module doc)."""
+
+    kind: str  # one of REPAIR_KINDS
+    message: str  # names the move number, colour and vertex where there is one
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Setup stones after a move: points made Black, White or empty, and a new player to move."""
+
+    black: tuple[Point, ...] = ()
+    white: tuple[Point, ...] = ()
+    empty: tuple[Point, ...] = ()
+    player: Player | None = None  # PL in the setup node; None keeps the player to move
+
+    def apply(self, state: GameState) -> GameState:
+        """The state after this setup, one step after ``state`` in its history (no move)."""
+        stones = dict(state.board.stones())
+        for p in self.empty:
+            stones.pop(p, None)
+        for p in self.black:
+            stones[p] = Player.black
+        for p in self.white:
+            stones[p] = Player.white
+        board = Board(state.board.num_rows, state.board.num_cols)
+        for p, colour in stones.items():
+            board.place_stone(colour, p)  # no captures when every string has a liberty at the end
+        player = self.player or state.next_player
+        return GameState(board, player, state, None, state.komi)
 
 
 @dataclass
@@ -68,14 +156,21 @@ class SgfGame:
     moves: list[tuple[Player, Move]]
     comments: list[str | None] = field(default_factory=list)  # C[] of each move node
     name: str | None = None  # file name, for messages
+    # Setup after move i (1 <= i <= len(moves)), applied before move i + 1.
+    setups: dict[int, Setup] = field(default_factory=dict)
+    repairs: list[Repair] = field(default_factory=list)  # what was repaired, in order
+    notes: list[str] = field(default_factory=list)  # legal under the record's rules, worth a word
     _states: list[GameState] = field(default_factory=list, repr=False, compare=False)
 
     def states(self) -> list[GameState]:
-        """The initial state and the state after every move, in order."""
+        """The initial state and the state after every move (and any setup after it), in order."""
         if len(self._states) != len(self.moves) + 1:
             states = [self.initial_state]
-            for player, move in self.moves:
-                states.append(play_as(states[-1], player, move))
+            for i, (player, move) in enumerate(self.moves, 1):
+                state = play_as(states[-1], player, move)
+                if i in self.setups:
+                    state = self.setups[i].apply(state)
+                states.append(state)
             self._states = states
         return list(self._states)
 
@@ -84,15 +179,142 @@ class SgfGame:
         """The state after the last move of the main line."""
         return self.states()[-1]
 
+    def repaired(self, *kinds: str) -> bool:
+        """Was anything of these kinds repaired (any kind when none is named)?"""
+        return any(not kinds or r.kind in kinds for r in self.repairs)
+
+
+# --- the record's rules ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Rules:
+    text: str | None  # RU as given
+    superko: bool | None  # None: not known (no RU, or one not recognised)
+    suicide: bool
+
+    def label(self) -> str:
+        return f"RU[{self.text}]" if self.text else "no RU"
+
+
+_SIMPLE_KO = re.compile(r"japan|korea|\bjp\b|\bja\b|\bkr\b|nihon|kiin")
+_SUPERKO = re.compile(r"chin|\bcn\b|aga|american|bga|british|new ?zealand|\bnz\b|tromp|\btt\b|\bing\b|goe|french")
+_SUICIDE = re.compile(r"new ?zealand|\bnz\b|tromp|\btt\b|\bing\b|goe")
+
+
+def _rules_of(text: str | None) -> _Rules:
+    low = (text or "").lower()
+    if _SIMPLE_KO.search(low):
+        return _Rules(text, False, False)
+    if _SUPERKO.search(low):
+        return _Rules(text, True, bool(_SUICIDE.search(low)))
+    return _Rules(text, None, False)
+
+
+# --- files -----------------------------------------------------------------------------------
+
+
+def _read_file(path: str | os.PathLike, label: str) -> bytes:
+    """The bytes of a regular file of at most MAX_FILE_BYTES; anything else fails at once.
+
+    Opened without blocking (a FIFO with no writer would wait forever) and checked with fstat on
+    the open descriptor, so a path swapped between the check and the read changes nothing.
+    """
+
+    def fail(reason: str) -> SgfError:
+        return SgfError(f"{label}: {reason}", reason)
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        raise fail(f"cannot read: {e.strerror or e}") from e
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise fail(f"not a regular file ({_file_kind(info.st_mode)})")
+        if info.st_size > MAX_FILE_BYTES:
+            raise fail(f"too large ({info.st_size} bytes; the limit is {MAX_FILE_BYTES})")
+        chunks, total = [], 0
+        while total <= MAX_FILE_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > MAX_FILE_BYTES:  # it grew while we read
+            raise fail(f"too large (more than {MAX_FILE_BYTES} bytes)")
+        return b"".join(chunks)
+    except OSError as e:
+        raise fail(f"cannot read: {e.strerror or e}") from e
+    finally:
+        os.close(fd)
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO or pipe"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return "not a plain file"
+
+
+# --- parsing, with truncated text closed -----------------------------------------------------
+
+_START = re.compile(rb"\(\s*;")
+_TOKEN = re.compile(rb"\s*(?:(\[[^\\\]]*(?:\\.[^\\\]]*)*\])|([A-Za-z]{1,64})|([;()]))", re.DOTALL)
+
+
+def _close_truncated(data: bytes) -> tuple[bytes, int, bool] | None:
+    """``data`` cut after its last complete token and closed with ``)``s, when it lacks them.
+
+    Returns (closed text, bytes kept, whether anything but white space was dropped), or None when
+    the text is not an unclosed game (no game at all, or its parentheses balance).
+    """
+    start = _START.search(data)
+    if start is None:
+        return None
+    i, depth = start.start(), 0
+    tokens: list[tuple[str, int]] = []  # (kind, end offset): V value, I identifier, or the delimiter
+    while True:
+        m = _TOKEN.match(data, i)
+        if m is None:
+            break
+        kind = "V" if m.group(1) else "I" if m.group(2) else m.group(3).decode()
+        if kind == "(":
+            depth += 1
+        elif kind == ")":
+            depth -= 1
+            if depth == 0:
+                return None  # a complete game: whatever is wrong with it is no truncation
+        tokens.append((kind, m.end()))
+        i = m.end()
+    dropped = bool(data[i:].strip())
+    # An identifier whose value was cut, or a variation that never got a node, cannot end a game.
+    while tokens and tokens[-1][0] in ("I", "("):
+        if tokens.pop()[0] == "(":
+            depth -= 1
+        dropped = True
+    if not tokens or depth <= 0:
+        return None
+    kept = tokens[-1][1]
+    return data[:kept] + b")" * depth, kept, dropped
+
 
 # --- reading ---------------------------------------------------------------------------------
 
 
-def read_game(source: str | bytes | os.PathLike, name: str | None = None) -> SgfGame:
+def read_game(source: str | bytes | os.PathLike, name: str | None = None, *, log_repairs: bool = True) -> SgfGame:
     """Read the main line of a game from a path, or from SGF text (``str`` or ``bytes``).
 
     A ``str`` is SGF text when it starts with ``(`` (after white space or a BOM), else a path. ``name``
-    labels error messages (it defaults to the path; for text, ``<sgf>``).
+    labels messages (it defaults to the path; for text, ``<sgf>``). What was repaired is in the
+    game's ``repairs`` and, unless ``log_repairs`` is false, logged as warnings.
     """
     if isinstance(source, bytes | bytearray):
         data, label = bytes(source), name or "<sgf>"
@@ -102,20 +324,29 @@ def read_game(source: str | bytes | os.PathLike, name: str | None = None) -> Sgf
         forced_encoding = "utf-8"
     elif isinstance(source, str | os.PathLike):
         label = name or os.fspath(source)
-        try:
-            data = Path(source).read_bytes()
-        except OSError as e:
-            raise SgfError(f"{label}: cannot read: {e.strerror or e}") from e
+        data = _read_file(source, label)
         forced_encoding = None
     else:
-        raise SgfError(f"{name or '<sgf>'}: expected a path, str or bytes, got {type(source).__name__}")
+        label = name or "<sgf>"
+        reason = f"expected a path, str or bytes, got {type(source).__name__}"
+        raise SgfError(f"{label}: {reason}", reason)
     try:
-        return _Reader(label, data, forced_encoding).read()
+        game = _Reader(label, data, forced_encoding).read()
     except SgfError:
         raise
     except (ValueError, LookupError, IndexError, KeyError, TypeError, AssertionError) as e:
         # A guard: anything unforeseen in a record still comes out as an SgfError.
-        raise SgfError(f"{label}: cannot read SGF: {e}") from e
+        raise SgfError(f"{label}: cannot read SGF: {e}", f"cannot read SGF: {e}") from e
+    if log_repairs:
+        for repair in game.repairs:
+            log.warning("%s: %s", label, repair.message)
+        for note in game.notes:
+            log.info("%s: %s", label, note)
+    return game
+
+
+class _Stop(Exception):
+    """The main line ends before this move (a ``stopped`` repair)."""
 
 
 class _Reader:
@@ -125,9 +356,14 @@ class _Reader:
         self.forced_encoding = forced_encoding
         self.encoding = "utf-8"
         self.rows = self.cols = 19
+        self.repairs: list[Repair] = []
+        self.notes: list[str] = []
 
     def error(self, message: str) -> SgfError:
-        return SgfError(f"{self.label}: {message}")
+        return SgfError(f"{self.label}: {message}", message)
+
+    def repair(self, kind: str, message: str) -> None:
+        self.repairs.append(Repair(kind, message))
 
     # --- raw values --------------------------------------------------------------------------
     def _decode(self, raw: bytes) -> str:
@@ -177,11 +413,28 @@ class _Reader:
         return point
 
     # --- the game ----------------------------------------------------------------------------
-    def read(self) -> SgfGame:
+    def _parse(self) -> sgf_grammar.Coarse_game_tree:
         try:
-            tree = sgf_grammar.parse_sgf_game(self.data)
+            return sgf_grammar.parse_sgf_game(self.data)
         except ValueError as e:
-            raise self.error(f"malformed SGF: {e}") from e
+            error = self.error(f"malformed SGF: {e}")
+        closed = _close_truncated(self.data)
+        if closed is None:
+            raise error
+        text, kept, dropped = closed
+        try:
+            tree = sgf_grammar.parse_sgf_game(text)
+        except ValueError:
+            raise error from None
+        if dropped:
+            what = f"unreadable or cut off after byte {kept} of {len(self.data)}"
+        else:
+            what = "missing its closing ')'"
+        self.repair("truncated", f"the SGF text is {what}: read the nodes before that and closed the game")
+        return tree
+
+    def read(self) -> SgfGame:
+        tree = self._parse()
         nodes = list(sgf_grammar.main_sequence_iter(tree))
         root = nodes[0]
         self._set_encoding(root)
@@ -192,6 +445,7 @@ class _Reader:
         handicap = self._handicap(root)
         komi = self._komi(root, handicap)
         result = self.simpletext(root, "RE")
+        rules_text = self.simpletext(root, "RU")
 
         # Setup: the root and any node before the first move.
         stones: dict[Point, Player] = {}
@@ -206,9 +460,13 @@ class _Reader:
                 player_to_move = self._colour(props["PL"][0], "PL")
 
         move_nodes = nodes[first_move_node:]
+        if move_nodes and any(ident in move_nodes[0] for ident in _SETUP):
+            # Setup in the first move's own node (the spec wants separate nodes) comes before it.
+            self._apply_setup(move_nodes[0], stones)
+            move_nodes[0] = {k: v for k, v in move_nodes[0].items() if k not in _SETUP}
         if player_to_move is None:
             if move_nodes:
-                player_to_move = Player.black if "B" in move_nodes[0] else Player.white
+                player_to_move = Player.black if _node_moves(move_nodes[0])[0] == "B" else Player.white
             else:
                 has_ab = any(p is Player.black for p in stones.values())
                 player_to_move = _default_first_player(handicap, has_ab)
@@ -216,35 +474,17 @@ class _Reader:
         board = Board(self.rows, self.cols)
         for point, player in stones.items():
             board.place_stone(player, point)
-        for point, player in stones.items():
-            string = board.get_go_string(point)
-            if board.get(point) is not player or string is None or string.num_liberties == 0:
-                raise self.error(f"setup stone at {_vertex(point)} has no liberty")
-        state = GameState.from_position(board, player_to_move, komi)
-        initial = state
-
-        moves: list[tuple[Player, Move]] = []
-        comments: list[str | None] = []
-        states = [state]
-        for props in move_nodes:
-            number = len(moves) + 1
-            if any(ident in props for ident in _SETUP):
-                raise self.error(
-                    f"setup stones ({'/'.join(i for i in _SETUP if i in props)}) after move {number - 1}"
-                    " are not supported (only before the first move)"
-                )
-            played = self._move(props, number)
-            if played is None:  # a node without a move (comments only)
-                continue
-            player, move = played
-            reason = _illegal_reason(state, player, move)
-            if reason:
-                raise self.error(f"move {number} ({_COLOUR[player]} {_move_text(move)}) is illegal: {reason}")
-            state = play_as(state, player, move)
-            states.append(state)
-            moves.append((player, move))
-            comments.append(self.text(props, "C"))
-
+        bad = _point_without_liberty(board, stones)
+        if bad is not None:
+            raise self.error(f"setup stone at {_vertex(bad)} has no liberty")
+        initial = GameState.from_position(board, player_to_move, komi)
+        replay = _Replay(self, initial, _rules_of(rules_text))
+        try:
+            for props in move_nodes:
+                replay.node(props)
+        except _Stop:
+            pass
+        replay.finish()
         return SgfGame(
             board_size=(self.rows, self.cols),
             komi=komi,
@@ -253,13 +493,16 @@ class _Reader:
             winner=_winner_from_result(result),
             black_name=self.simpletext(root, "PB"),
             white_name=self.simpletext(root, "PW"),
-            rules=self.simpletext(root, "RU"),
+            rules=rules_text,
             date=self.simpletext(root, "DT"),
             initial_state=initial,
-            moves=moves,
-            comments=comments,
+            moves=replay.moves,
+            comments=replay.comments,
             name=self.label,
-            _states=states,
+            setups=replay.setups,
+            repairs=self.repairs,
+            notes=self.notes,
+            _states=replay.states,
         )
 
     def _set_encoding(self, root: dict) -> None:
@@ -340,24 +583,146 @@ class _Reader:
         for point in white:
             stones[point] = Player.white
 
-    def _move(self, props: dict, number: int) -> tuple[Player, Move] | None:
-        """The move of a node (None: no B/W); ``number`` is its 1-based move number."""
-        if "B" in props and "W" in props:
-            raise self.error(f"move {number}: node has both B and W")
-        for ident, player in (("B", Player.black), ("W", Player.white)):
-            values = props.get(ident)
-            if values is None:
-                continue
-            if len(values) != 1:
-                raise self.error(f"move {number}: {len(values)} values for {ident}")
-            raw = values[0].strip()
-            if raw == b"" or (raw == b"tt" and self.rows <= 19 and self.cols <= 19):
-                return player, Move.pass_turn()
-            if len(raw) != 2 or chr(raw[0]) not in _LETTERS or chr(raw[1]) not in _LETTERS:
-                text = raw.decode("latin-1")
-                raise self.error(f"move {number} ({ident} [{text}]) is illegal: not a point")
-            return player, Move.play(self.point(raw, ident))
-        return None
+    def move_of(self, ident: str, values: list[bytes], number: int) -> Move:
+        """The move of a ``B``/``W`` property; ``number`` is its 1-based move number (for messages)."""
+        if len(values) != 1:
+            raise _Stop(f"move {number}: {len(values)} values for {ident}")
+        raw = values[0].strip()
+        if raw == b"" or (raw == b"tt" and self.rows <= 19 and self.cols <= 19):
+            return Move.pass_turn()
+        if len(raw) != 2 or chr(raw[0]) not in _LETTERS or chr(raw[1]) not in _LETTERS:
+            raise _Stop(f"move {number} ({ident} [{raw.decode('latin-1')}]) is not a point")
+        return Move.play(self.point(raw, ident))
+
+
+def _node_moves(props: dict) -> list[str]:
+    """The move properties of a node in the order they appear in it (``B``, ``W`` or both)."""
+    return [ident for ident in props if ident in ("B", "W")]
+
+
+def _point_without_liberty(board: Board, stones) -> Point | None:
+    for point in stones:
+        string = board.get_go_string(point)
+        if string is None or string.num_liberties == 0:
+            return point
+    return None
+
+
+class _Replay:
+    """The main line played node by node under the record's rules, repairs noted on the reader."""
+
+    def __init__(self, reader: _Reader, initial: GameState, rules: _Rules) -> None:
+        self.reader = reader
+        self.rules = rules
+        self.state = initial
+        self.states = [initial]
+        self.moves: list[tuple[Player, Move]] = []
+        self.comments: list[str | None] = []
+        self.setups: dict[int, Setup] = {}
+        self.repeats: list[int] = []  # moves that repeat a position, legal under the rules
+
+    def node(self, props: dict) -> None:
+        reader = self.reader
+        idents = _node_moves(props)
+        if any(ident in props for ident in _SETUP):
+            try:
+                self.setup(props)
+            except SgfError as e:
+                self.stop(f"{e.reason} (setup after move {len(self.moves)})")
+        if len(idents) > 1:
+            number = len(self.moves) + 1
+            reader.repair(
+                "both_colours",
+                f"move {number}: the node has both B and W: played as two moves, {' then '.join(idents)}",
+            )
+        for k, ident in enumerate(idents):
+            player = Player.black if ident == "B" else Player.white
+            number = len(self.moves) + 1
+            try:
+                move = reader.move_of(ident, props[ident], number)
+            except _Stop as e:
+                self.stop(str(e))
+            self.play(player, move, number, reader.text(props, "C") if k == 0 else None)
+
+    def stop(self, why: str) -> None:
+        self.reader.repair("stopped", f"{why}: the game is read up to move {len(self.moves)}, the rest is left out")
+        raise _Stop(why)
+
+    def setup(self, props: dict) -> None:
+        """AB/AW/AE after move ``after``: the position there changes (merged with earlier setup)."""
+        reader = self.reader
+        after = len(self.moves)
+        stones = dict(self.state.board.stones())
+        reader._apply_setup(props, stones)
+        old = self.setups.get(after)
+        base = self.state.previous_state if old is not None else self.state  # right after the move
+        assert base is not None
+        start = dict(base.board.stones())
+        player = reader._colour(props["PL"][0], "PL") if "PL" in props else (old.player if old else None)
+        setup = Setup(
+            black=tuple(sorted(p for p, c in stones.items() if c is Player.black and start.get(p) is not c)),
+            white=tuple(sorted(p for p, c in stones.items() if c is Player.white and start.get(p) is not c)),
+            empty=tuple(sorted(p for p in start if p not in stones)),
+            player=player,
+        )
+        new = setup.apply(base)
+        bad = _point_without_liberty(new.board, stones)
+        if bad is not None:
+            raise reader.error(f"setup stone at {_vertex(bad)} has no liberty")
+        changes = ", ".join(
+            f"{len(points)} {what}"
+            for what, points in (("black", setup.black), ("white", setup.white), ("emptied", setup.empty))
+            if points
+        )
+        reader.repair("setup", f"setup stones after move {after} ({changes or 'no change'}): applied there")
+        self.setups[after] = setup
+        self.state = self.states[-1] = new
+
+    def play(self, player: Player, move: Move, number: int, comment: str | None) -> None:
+        state, rules = self.state, self.rules
+        label = f"move {number} ({_COLOUR[player]} {_move_text(move)})"
+        if move.is_play:
+            board = state.board
+            if not board.is_on_grid(move.point):
+                self.stop(f"{label} is off the {board.num_rows}x{board.num_cols} board")
+            if board.get(move.point) is not None:
+                self.stop(f"{label} is on an occupied point")
+            if state.is_move_self_capture(player, move):
+                if not rules.suicide:
+                    who = f"{rules.label()} forbids" if rules.text else "most rules forbid"
+                    self.reader.repair(
+                        "rules", f"{label} is a suicide, which {who}: played as written, its string taken off the board"
+                    )
+            elif state.does_move_violate_ko(player, move):
+                self.ko(state, player, move, label, number)
+        self.state = play_as(state, player, move)
+        self.states.append(self.state)
+        self.moves.append((player, move))
+        self.comments.append(comment)
+
+    def ko(self, state: GameState, player: Player, move: Move, label: str, number: int) -> None:
+        after = _board_after(state.board, player, move)[0].zobrist_hash()
+        previous = state.previous_state
+        if previous is not None and previous.board.zobrist_hash() == after and previous.next_player is player.other:
+            self.reader.repair("rules", f"{label} takes back a ko at once, which no rules allow: played as written")
+        else:
+            self.repeats.append(number)
+
+    def finish(self) -> None:
+        """One word for all the moves that repeat an earlier position (a long ko fight has many)."""
+        if not self.repeats:
+            return
+        shown = ", ".join(str(n) for n in self.repeats[:10]) + (", ..." if len(self.repeats) > 10 else "")
+        n = len(self.repeats)
+        moves = f"{n} move{'s' if n > 1 else ''} ({shown}) repeat{'' if n > 1 else 's'} an earlier position"
+        moves += " (a ko cycle such as triple ko)"
+        rules = self.rules
+        if rules.superko:
+            self.reader.repair(
+                "rules", f"{moves}, which {rules.label()} forbids (superko): played as written, as under simple ko"
+            )
+        else:
+            self.reader.notes.append(f"{moves}: legal under simple ko ({rules.label()})")
 
 
 def _vertex(point: Point) -> str:
@@ -394,26 +759,6 @@ def _default_first_player(handicap: int, has_black_setup: bool) -> Player:
 # --- applying moves --------------------------------------------------------------------------
 
 
-def _illegal_reason(state: GameState, player: Player, move: Move) -> str | None:
-    """Why ``player`` may not play ``move`` in ``state`` (None: legal). Ignores game over."""
-    if not move.is_play:
-        return None if move.is_pass else "resignation is not a move"
-    board = state.board
-    if not board.is_on_grid(move.point):
-        return f"off the {board.num_rows}x{board.num_cols} board"
-    if board.get(move.point) is not None:
-        return "point is occupied"
-    if state.is_move_self_capture(player, move):
-        return "suicide"
-    if state.does_move_violate_ko(player, move):
-        after = _board_after(state.board, player, move)[0].zobrist_hash()
-        previous = state.previous_state
-        if previous is not None and previous.board.zobrist_hash() == after and previous.next_player is player.other:
-            return "ko"
-        return "superko"
-    return None
-
-
 def _board_after(board: Board, player: Player, move: Move) -> tuple[Board, list[int]]:
     new = board.copy()
     captured = new.place_stone(player, move.point)
@@ -426,9 +771,15 @@ def play_as(state: GameState, player: Player, move: Move) -> GameState:
     For the player to move this is ``state.apply_move``. Otherwise (SGF records may have a
     colour move twice) the new state is built directly with ``GameState``'s constructor:
     the stone goes on a copy of the board, the other colour is to move next, the history
-    (``previous_state``, superko hashes) stays one chain. Legality is the caller's job (see
-    ``_illegal_reason``, which checks the same way ``is_valid_move`` does, for any colour).
+    (``previous_state``, superko hashes) stays one chain. A suicide (which records may hold, see
+    the module doc) takes its own string off the board. Legality is the caller's job.
     """
+    if move.is_play and state.is_move_self_capture(player, move):
+        board = state.board.copy()
+        idx = board._geo.index(move.point)
+        board._place(player, idx)
+        board._remove_string(board._strings[idx])
+        return GameState(board, player.other, state, move, state.komi)
     if player is state.next_player:
         return state.apply_move(move)
     if not move.is_play:
@@ -456,6 +807,16 @@ def _text(value: str) -> bytes:
 def _komi_text(komi: float) -> bytes:
     komi = float(komi)
     return (str(int(komi)) if komi == int(komi) else repr(komi)).encode("ascii")
+
+
+def _setup_node(setup: Setup, rows: int) -> dict[str, list[bytes]]:
+    node: dict[str, list[bytes]] = {}
+    for ident, points in (("AB", setup.black), ("AW", setup.white), ("AE", setup.empty)):
+        if points:
+            node[ident] = [_sgf_point(p, rows) for p in points]
+    if setup.player is not None:
+        node["PL"] = [_COLOUR[setup.player].encode()]
+    return node
 
 
 def _moves_of(state: GameState) -> list[tuple[Player, Move]]:
@@ -502,10 +863,12 @@ def write_game(
     komi includes handicap compensation.
     """
     auto_result = result is None
+    setups: dict[int, Setup] = {}
     if isinstance(game, SgfGame):
         auto_result = False  # its RE as it was, even none
         initial_state = game.initial_state
         moves = list(game.moves)
+        setups = game.setups
         black_name = black_name if black_name is not None else game.black_name
         white_name = white_name if white_name is not None else game.white_name
         result = result if result is not None else game.result
@@ -589,6 +952,9 @@ def write_game(
         if comments is not None and i < len(comments) and comments[i] is not None:
             node["C"] = [_text(comments[i])]
         tree.sequence.append(node)
+        setup = setups.get(i + 1)
+        if setup is not None:
+            tree.sequence.append(_setup_node(setup, rows))
     return sgf_grammar.serialise_game_tree(tree, wrap=79).decode("utf-8")
 
 

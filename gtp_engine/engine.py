@@ -74,6 +74,12 @@ log = logging.getLogger(__name__)
 COMMANDS: dict[str, str] = {}
 
 
+def _cannot_load(reason: str) -> str:
+    """``cannot load file: <reason>``: the canonical text clients test for, then why, on one line."""
+    reason = " ".join(reason.split())
+    return f"{CANNOT_LOAD}: {reason[:300]}" if reason else CANNOT_LOAD
+
+
 def command(*names: str) -> Callable[[Callable], Callable]:
     def register(fn: Callable) -> Callable:
         for name in names:
@@ -539,22 +545,30 @@ class Engine:
         until = parse_int(cmd.args[1], minimum=1) if len(cmd.args) == 2 else None
         from dlgo.sgf import SgfError, read_game
 
+        # Only a regular file, at most dlgo.sgf.MAX_FILE_BYTES, is read; a FIFO or a device fails
+        # at once. What had to be repaired is logged by dlgo.sgf; the game is replayed as the
+        # record's own rules allow (dlgo.sgf's module doc), not under this engine's superko.
         try:
             record = read_game(Path(cmd.args[0]))
-        except (SgfError, OSError, ValueError) as e:
+        except SgfError as e:
             log.warning("loadsgf: %s", e)
-            raise GtpError(CANNOT_LOAD) from None
+            raise GtpError(_cannot_load(e.reason)) from None
+        except (OSError, ValueError) as e:
+            log.warning("loadsgf: %s", e)
+            raise GtpError(_cannot_load(str(e))) from None
         rows, cols = record.board_size
         if self.agents.resolve(rows, cols) is None:
             log.warning("loadsgf: no agent plays %dx%d", rows, cols)
-            raise GtpError(CANNOT_LOAD)
-        moves = record.moves if until is None else record.moves[: until - 1]
+            raise GtpError(_cannot_load(f"no agent plays {rows}x{cols}"))
+        last = len(record.moves) if until is None else min(len(record.moves), until - 1)
+        states = record.states()
+        # Setup stones after a move start the game afresh there, as in GNU Go: undo stops at them
+        # and printsgf writes that position as its setup (the history before still counts for ko).
+        start = max((i for i in record.setups if i <= last), default=0)
+        if start:
+            log.warning("loadsgf: setup stones after move %d: the game starts from that position", start)
         game = Game(rows, cols, record.komi, self.game.handicap_compensation)
-        try:
-            game.load(record.initial_state, moves, record.handicap)
-        except GtpError:
-            log.warning("loadsgf: %s has an illegal move", cmd.args[0])
-            raise GtpError(CANNOT_LOAD) from None
+        game.load(states[start], record.moves[start:last], record.handicap, states=states[start + 1 : last + 1])
         self.game = game
         self.clock.reset()
         self.last_choice, self.last_winrate = None, None

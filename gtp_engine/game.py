@@ -8,7 +8,7 @@ Setup stones (handicap, SGF setup) form the initial position, so ``undo`` never 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
@@ -158,13 +158,29 @@ class Game:
         self.handicap = len(points) if count_as_handicap else 0
         self._apply_scoring_komi()
 
-    def load(self, initial: GameState, moves: Iterable[tuple[Player, Move]], handicap: int = 0) -> None:
-        """Replace the game by ``initial`` plus ``moves`` (GtpError(illegal move) if one is not legal)."""
+    def load(
+        self,
+        initial: GameState,
+        moves: Iterable[tuple[Player, Move]],
+        handicap: int = 0,
+        states: Sequence[GameState] | None = None,
+    ) -> None:
+        """Replace the game by ``initial`` plus ``moves`` (GtpError(illegal move) if one is not legal).
+
+        ``states`` (the state after each move) takes the moves as history, unchecked: a record
+        replayed under its own rules (``dlgo.sgf``: simple ko, say) may break this engine's superko.
+        """
+        moves = list(moves)
+        if states is not None and len(states) != len(moves):
+            raise ValueError(f"{len(states)} states for {len(moves)} moves")
         self.rows, self.cols = initial.board.num_rows, initial.board.num_cols
         self.komi = initial.komi
         self.handicap = handicap
         self.initial = initial
         self._states, self._moves = [], []
+        if states is not None:
+            self._states, self._moves = list(states), moves
         self._apply_scoring_komi()
-        for player, move in moves:
-            self.play(player, move)
+        if states is None:
+            for player, move in moves:
+                self.play(player, move)

@@ -529,14 +529,16 @@ def test_printsgf_loadsgf_round_trip(eng: InProcessEngine, tmp_path) -> None:
 
 def test_loadsgf_errors(eng: InProcessEngine, tmp_path) -> None:
     eng.ok("play b e5")
-    fails_unchanged(eng, f"loadsgf {tmp_path / 'missing.sgf'}", "cannot load file")
+    # The canonical "cannot load file", then the reason (tests/test_loadsgf.py has more).
+    missing = tmp_path / "missing.sgf"
+    fails_unchanged(eng, f"loadsgf {missing}", "cannot load file: cannot read: No such file or directory")
     bad = tmp_path / "bad.sgf"
-    bad.write_text("(;GM[1]FF[4]SZ[9];B[ee];W[ee])")  # an illegal move
-    fails_unchanged(eng, f"loadsgf {bad}", "cannot load file")
+    bad.write_text("(;GM[1]FF[4]SZ[9]AB[aa]AW[ab][ba])")  # a setup stone without liberties
+    fails_unchanged(eng, f"loadsgf {bad}", "cannot load file: setup stone at A9 has no liberty")
     bad.write_text("this is not sgf")
-    fails_unchanged(eng, f"loadsgf {bad}", "cannot load file")
+    fails_unchanged(eng, f"loadsgf {bad}", "cannot load file: malformed SGF: no SGF data found")
     bad.write_text("(;GM[1]FF[4]SZ[30])")
-    fails_unchanged(eng, f"loadsgf {bad}", "cannot load file")
+    fails_unchanged(eng, f"loadsgf {bad}", "cannot load file: board size SZ[30] is not supported (sizes 2 to 25)")
     fails_unchanged(eng, "loadsgf", "syntax error")
     good = tmp_path / "good.sgf"
     good.write_text("(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[dd])")

@@ -6,7 +6,10 @@ processor skipped it in even games, A10 item 6). Handicap stones are the game's 
 the first sample of a handicap game is White's first move on the handicap position. Passes are
 samples when the encoder has a pass index (``zero``: N*N), else applied but not sampled. A move by
 the colour not to move (some records repeat a colour) is applied but not sampled, because the
-encoders describe the position from the side to move.
+encoders describe the position from the side to move. A record that ``dlgo.sgf`` had to repair
+(truncated, setup after the first move, a move against every rule or that cannot be played; see
+``SgfGame.repairs``) is skipped as ``malformed``: a viewer shows it, training wants records read as
+written. A ko cycle that the record's own rules allow (simple ko under Japanese rules) is no repair.
 
 Value targets: +1 when the player to move in the position won the game, -1 when it lost, 0 for a
 draw; ``value_mask`` is false for results that say nothing about the board (time, forfeit, void,
@@ -93,11 +96,14 @@ def game_samples(game: SgfGame, encoder: Encoder) -> GameSamples:
 def samples_from_sgf(data: bytes | str, game_id: str, encoder: Encoder) -> GameSamples:
     """Read and sample one record; every problem is a ``SkipGame`` with its reason, never a crash."""
     try:
-        game = read_game(data if isinstance(data, bytes) else data.encode("utf-8"), name=game_id)
+        game = read_game(data if isinstance(data, bytes) else data.encode("utf-8"), name=game_id, log_repairs=False)
     except SgfError as e:
         raise SkipGame("malformed", str(e)) from None
     except Exception as e:  # sgfmill or the rules meeting something unforeseen
         raise SkipGame("malformed", f"{game_id}: {type(e).__name__}: {e}") from None
+    if game.repairs:
+        # A viewer shows a repaired record (dlgo.sgf); training wants only records read as written.
+        raise SkipGame("malformed", f"{game_id}: {game.repairs[0].message}")
     try:
         return game_samples(game, encoder)
     except SkipGame:

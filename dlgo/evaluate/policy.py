@@ -146,8 +146,11 @@ def evaluate_policy(
         if split != "all" and the_split.part(record.game_id) != split:
             continue
         try:
-            game = read_game(record.data, name=record.game_id)
+            game = read_game(record.data, name=record.game_id, log_repairs=False)
         except (SgfError, Exception):  # one odd record never stops an evaluation
+            score.skipped["malformed"] += 1
+            continue
+        if game.repairs:  # the records training skips (dlgo.data.samples) are not scored either
             score.skipped["malformed"] += 1
             continue
         rows, cols = game.board_size
