@@ -13,7 +13,8 @@
 # python2 on PATH. gomill 0.8.3 is installed with that interpreter's pip into .gomill/ in the repository
 # (git-ignored), once.
 # The control files in configs/ringmaster/ read DLGO_ROOT (exported here as the repository root),
-# DLGO_PYTHON, DLGO_CONFIG, DLGO_VISITS, DLGO_GAMES, GNUGO and GNUGO_LEVEL from the environment.
+# DLGO_PYTHON, DLGO_CONFIG, DLGO_VISITS, DLGO_GAMES, GNUGO and GNUGO_LEVEL from the environment;
+# `run` keeps the match settings it used for the later `show` and `report` (see the control files).
 #
 # Exit status: ringmaster's own, or 2 for a usage error, 3 when no Python 2.7 was found, 4 when gomill
 # could not be installed (no pip for that Python, or no network).
@@ -24,7 +25,7 @@ gomill_dir="$root/.gomill"
 gomill_version="0.8.3"
 
 usage() {
-    sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
 }
 
 python2=""

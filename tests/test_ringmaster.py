@@ -96,6 +96,10 @@ def test_two_game_match_against_gnugo(python27, tmp_path):
     report = show.stdout
     details = f"ringmaster show:\n{report}\n{details}"
     assert "dlgo v gnugo (2/2 games)" in report, details
+    # a plain `show` (no DLGO_GAMES) describes the competition `run` played, not the default 20
+    plain = {k: v for k, v in env.items() if k not in ("DLGO_GAMES", "DLGO_VISITS", "GNUGO_LEVEL")}
+    shown = _ringmaster(ctl, "show", env=plain, timeout=60).stdout
+    assert "dlgo v gnugo (2/2 games)" in shown and f"{ENGINE_ROUNDS} visits per move" in shown, shown
     assert "forfeit" not in report, details
     assert "unknown results" not in report, details
     assert "void games" not in report, details
@@ -119,3 +123,55 @@ def test_two_game_match_against_gnugo(python27, tmp_path):
     assert not (tmp_path / "engine_vs_gnugo_9x9.void").exists() or not any(
         (tmp_path / "engine_vs_gnugo_9x9.void").iterdir()
     ), details
+
+
+def _control(ctl: Path, argv: list[str], env: dict[str, str]) -> tuple[list[str], int]:
+    """The dlgo player's command and the number of games from a control file, read the way
+    ringmaster reads it (the file is Python that runs on 2.7 and 3; ringmaster provides Player
+    and Matchup)."""
+    import unittest.mock
+    import warnings
+
+    players: list[list[str]] = []
+    games: list[int] = []
+    namespace = {
+        "Player": lambda command, **kw: players.append(command) or command,
+        "Matchup": lambda *a, **kw: games.append(kw["number_of_games"]),
+    }
+    with unittest.mock.patch.dict(os.environ, env, clear=True), unittest.mock.patch.object(sys, "argv", argv):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # distutils, as ringmaster's 2.7 has it
+            exec(compile(ctl.read_text(), str(ctl), "exec"), namespace)
+    return next(c for c in players if "gtp_engine" in " ".join(c)), games[0]
+
+
+@pytest.mark.parametrize("name, size", [("engine_vs_gnugo_9x9.ctl", 9), ("engine_vs_gnugo_19x19.ctl", 19)])
+@pytest.mark.parametrize("config, agent", [("configs/mcts.toml", "mcts"), ("configs/default.toml", "zero")])
+def test_visits_reach_the_agent_the_config_plays(tmp_path, name, size, config, agent):
+    """DLGO_VISITS is the search of whatever agent plays the board (zero under configs/default.toml,
+    whose per-size tables set their own rounds and 19x19 time), with no time default."""
+    from gtp_engine.config import load_config
+
+    ctl = tmp_path / name
+    ctl.write_bytes((CONTROL_FILE.parent / name).read_bytes())
+    command, _ = _control(ctl, ["ringmaster", str(ctl), "check"], {"DLGO_CONFIG": config, "DLGO_VISITS": "77"})
+    sets = [command[i + 1] for i, arg in enumerate(command) if arg == "--set"]
+    engine = load_config(str(ROOT / command[command.index("--config") + 1]), sets)
+    played, params = engine.agent_for_size(size)
+    assert played == agent and params["rounds"] == 77
+    assert engine.section("time", size)["default_seconds"] == 0
+
+
+def test_run_remembers_the_settings_for_show_and_reset_forgets_them(tmp_path):
+    ctl = tmp_path / "engine_vs_gnugo_9x9.ctl"
+    ctl.write_bytes(CONTROL_FILE.read_bytes())
+    saved = tmp_path / "engine_vs_gnugo_9x9.dlgo-settings.json"
+    _control(ctl, ["ringmaster", str(ctl), "run", "-j", "2"], {"DLGO_GAMES": "4", "DLGO_VISITS": "50"})
+    assert saved.is_file()
+    command, games = _control(ctl, ["ringmaster", str(ctl), "show"], {})
+    assert games == 4 and "mcts.rounds=50" in command
+    assert _control(ctl, ["ringmaster", str(ctl), "show"], {"DLGO_GAMES": "6"})[1] == 6  # the environment wins
+    _control(ctl, ["ringmaster", "-q", str(ctl), "reset"], {})
+    assert not saved.exists()
+    command, games = _control(ctl, ["ringmaster", str(ctl), "show"], {})
+    assert games == 20 and "mcts.rounds=3000" in command

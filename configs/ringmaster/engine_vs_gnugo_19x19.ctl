@@ -11,15 +11,22 @@
 # ringmaster writes its state, log, report and SGF games next to this file
 # (engine_vs_gnugo_19x19.status/.log/.hist/.report and engine_vs_gnugo_19x19.games/).
 #
-# Ringmaster has no clock, so the engine plays a fixed number of MCTS rounds (visits) per move.
+# Ringmaster has no clock, so the engine plays a fixed number of visits per move, whatever agent its
+# config plays on this board (mcts, zero or alphago: DLGO_VISITS sets their `rounds`, per-size
+# tables included, and turns the config's per-move time default off).
 # Environment overrides (all optional):
 #   DLGO_ROOT    repository root (default '../..', relative to this file; scripts/ringmaster.sh exports it)
 #   DLGO_PYTHON  Python 3 running the engine (default .venv/bin/python in DLGO_ROOT)
 #   DLGO_CONFIG  engine config, relative to DLGO_ROOT (default configs/mcts.toml)
-#   DLGO_VISITS  MCTS rounds per move (default 3000, as in configs/mcts.toml)
-#   DLGO_GAMES   number of games (default 10; one game takes about 4 minutes)
+#   DLGO_VISITS  visits per move (default 3000, as in configs/mcts.toml)
+#   DLGO_GAMES   number of games (default 10). With the defaults a game uses about 2.5 minutes of
+#                CPU (measured: 213 moves, dlgo 67 s, GNU Go 78 s): about 3 minutes on an idle
+#                machine, 8.5 minutes when the 2 cores are busy (load 8)
 #   GNUGO        GNU Go executable (default: gnugo on PATH, else /usr/games/gnugo)
 #   GNUGO_LEVEL  GNU Go's --level (default 10)
+# `run` keeps the DLGO_CONFIG, DLGO_VISITS, DLGO_GAMES and GNUGO_LEVEL it used beside this file
+# (<name>.dlgo-settings.json), and `show`, `report` and later runs use them when the environment
+# does not set them, so `DLGO_GAMES=4 ... run` then a plain `show` says 4/4 games. `reset` forgets them.
 #
 # Paths: ringmaster gives control files no __file__, but it resolves a player's 'cwd' (and a command's
 # first word when it contains a '/') relative to this file's directory, so cwd='../..' is the repository
@@ -27,33 +34,82 @@
 # changes directory before the command is looked up, so the engine is started through `sh -c` from
 # inside the repository root: DLGO_PYTHON and DLGO_CONFIG may be relative to that root or absolute.
 # With the package installed (pip install -e .), the console script works the same way:
-#   Player(['dlgo-gtp', '--config', 'configs/mcts.toml', '--set', 'mcts.rounds=3000',
-#           '--set', 'time.default_seconds=0'], cwd=ROOT)
+#   Player(['dlgo-gtp', '--config', CONFIG] + VISIT_SETS, cwd=ROOT)
 
 # ringmaster requires competition_type to be the first line that is not a comment.
 competition_type = 'playoff'
 
+import json
 import os
+import sys
 from distutils.spawn import find_executable
+
+
+def _ringmaster_command():
+    """(control file, command) from ringmaster's command line: [options] FILE [COMMAND]."""
+    words, skip = [], False
+    for arg in sys.argv[1:]:
+        if skip:
+            skip = False
+        elif arg in ('-g', '--max-games', '-j', '--parallel'):
+            skip = True
+        elif not arg.startswith('-'):
+            words.append(arg)
+    if not words or not words[0].endswith('.ctl'):
+        return None, None
+    return words[0], (words[1] if len(words) > 1 else 'run')
+
+
+_CTL, _COMMAND = _ringmaster_command()
+_SAVED_PATH = os.path.splitext(_CTL)[0] + '.dlgo-settings.json' if _CTL else None
+_SAVED = {}
+if _SAVED_PATH and os.path.isfile(_SAVED_PATH):
+    try:
+        with open(_SAVED_PATH) as f:
+            _SAVED = json.load(f)
+    except ValueError:
+        _SAVED = {}
+if _COMMAND == 'reset':
+    _SAVED = {}
+    if os.path.isfile(_SAVED_PATH):
+        os.remove(_SAVED_PATH)
+_USED = {}
+
+
+def setting(name, default):
+    """The environment's value, else what `run` used last, else the default."""
+    value = os.environ.get(name) or _SAVED.get(name) or default
+    _USED[name] = value
+    return value
+
 
 ROOT = os.environ.get('DLGO_ROOT', '../..')
 PYTHON = os.environ.get('DLGO_PYTHON', '.venv/bin/python')
-CONFIG = os.environ.get('DLGO_CONFIG', 'configs/mcts.toml')
-VISITS = int(os.environ.get('DLGO_VISITS', '3000'))
-GAMES = int(os.environ.get('DLGO_GAMES', '10'))
+CONFIG = setting('DLGO_CONFIG', 'configs/mcts.toml')
+VISITS = int(setting('DLGO_VISITS', '3000'))
+GAMES = int(setting('DLGO_GAMES', '10'))
 GNUGO = (os.environ.get('GNUGO') or find_executable('gnugo')
          or find_executable('gnugo', '/usr/games:/usr/local/games') or 'gnugo')
-GNUGO_LEVEL = int(os.environ.get('GNUGO_LEVEL', '10'))
+GNUGO_LEVEL = int(setting('GNUGO_LEVEL', '10'))
+if _COMMAND == 'run' and _SAVED_PATH:
+    with open(_SAVED_PATH, 'w') as f:
+        json.dump(_USED, f, indent=1, sort_keys=True)
 
-description = 'dlgo (MCTS, %d rounds per move) against GNU Go level %d, 19x19' % (VISITS, GNUGO_LEVEL)
+# Visits per move for whatever agent the config plays on this board: every agent's `rounds`, at
+# the top level and in this size's table (a per-size value would beat a top-level --set).
+VISIT_SETS = []
+for _agent in ('mcts', 'zero', 'alphago'):
+    VISIT_SETS += ['--set', '%s.rounds=%d' % (_agent, VISITS),
+                   '--set', 'size.19.%s.rounds=%d' % (_agent, VISITS)]
+# and no time default, at either level, so the visits alone decide
+VISIT_SETS += ['--set', 'time.default_seconds=0', '--set', 'size.19.time.default_seconds=0']
+
+description = 'dlgo (%s, %d visits per move) against GNU Go level %d, 19x19' % (CONFIG, VISITS, GNUGO_LEVEL)
 record_games = True
 stderr_to_log = True
 
 players = {
-    'dlgo': Player(['sh', '-c', 'exec "$0" -m gtp_engine "$@"', PYTHON,
-                    '--config', CONFIG,
-                    # fixed rounds per move; time.default_seconds=0 turns off the per-move time default
-                    '--set', 'mcts.rounds=%d' % VISITS, '--set', 'time.default_seconds=0'],
+    'dlgo': Player(['sh', '-c', 'exec "$0" -m gtp_engine "$@"', PYTHON, '--config', CONFIG] + VISIT_SETS,
                    cwd=ROOT),
     'gnugo': Player([GNUGO, '--mode', 'gtp', '--level', str(GNUGO_LEVEL), '--chinese-rules']),
     # Pachi is not packaged in Debian (Debian's 'pachi' is another game): build it from
