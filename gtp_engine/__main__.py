@@ -1,4 +1,7 @@
-"""Command line: ``python -m gtp_engine --config FILE [--set key=value ...]`` (also ``dlgo-gtp``).
+"""Command line: ``python -m gtp_engine [--config FILE] [--set key=value ...]`` (also ``dlgo-gtp``).
+
+Without ``--config`` the engine plays the repository's ``configs/default.toml`` (the built-in
+defaults only when that file is not there, e.g. the package installed on its own).
 
 Speaks GTP on stdin/stdout. Before anything else, file descriptor 1 is moved aside for GTP
 responses and pointed at stderr, so nothing else (library prints, C extensions, TensorFlow's
@@ -15,7 +18,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from gtp_engine.config import ConfigError, check_model_files, load_config
+from gtp_engine.config import ConfigError, check_model_files, default_config_path, load_config
 
 __all__ = ["main"]
 
@@ -52,7 +55,11 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="dlgo-gtp",
         description="The dlgo Go engine speaking GTP on stdin/stdout.",
     )
-    parser.add_argument("--config", metavar="FILE", help="TOML config (default: built-in defaults)")
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="TOML config (default: the repository's configs/default.toml, the Zero networks on 9x9, 13x13 and 19x19)",
+    )
     parser.add_argument(
         "--set",
         metavar="KEY=VALUE",
@@ -74,6 +81,8 @@ def _reserve_stdout() -> object:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
+    if args.config is None:
+        args.config = default_config_path()  # the shipped default: what the README's quick start plays
     try:
         config = load_config(args.config, args.set)
         check_model_files(config)  # now, not as a `?` at the first genmove of a game
@@ -92,9 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     gtp_out = _reserve_stdout()
     from gtp_engine.channel import Channel, OutputClosed
+    from gtp_engine.clock import process_started
     from gtp_engine.engine import Engine
 
-    channel = Channel(sys.stdin.buffer, gtp_out)
+    channel = Channel(sys.stdin.buffer, gtp_out, backlog_since=process_started())
     engine = Engine(config, channel)
     log = logging.getLogger("gtp_engine")
     log.info("ready: agent %s, config %s", config.agent_name(), config.path or "defaults")

@@ -1,7 +1,8 @@
 """The engine's two streams: a reader thread that queues input lines, and a locked writer.
 
-The reader thread never interprets anything: it timestamps each raw line (the clock of a
-``genmove`` starts when its line arrives) and queues it; ``None`` marks end of input. While a
+The reader thread never interprets anything: it timestamps each raw line (a ``time_left``
+report counts from its arrival; lines sent before the engine was up arrived at its start) and
+queues it; ``None`` marks end of input. While a
 search runs in the background the main thread watches the queue: any line ends an analysis,
 ``# interrupt`` or ``gogui-interrupt`` ends a ``genmove`` early, and other lines wait their turn.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import select
 import threading
 import time
 from collections import deque
@@ -39,9 +41,13 @@ class Line:
 
 
 class Channel:
-    def __init__(self, infile: BinaryIO, outfile: BinaryIO) -> None:
+    """``backlog_since``: when the process started; lines already waiting when the reader starts
+    are dated then (the controller sent them while the engine was starting: its clock ran)."""
+
+    def __init__(self, infile: BinaryIO, outfile: BinaryIO, backlog_since: float | None = None) -> None:
         self._in = infile
         self._out = outfile
+        self._backlog_since = backlog_since
         self._queue: queue.Queue[Line] = queue.Queue()
         self._pending: deque[Line] = deque()
         self._write_lock = threading.Lock()
@@ -75,10 +81,22 @@ class Channel:
         if parts and any(parts):
             yield b"".join(parts)
 
+    def _waiting(self) -> bool:
+        """Whether input is already there to read (lines sent before the engine was up)."""
+        try:
+            return bool(select.select([self._in.fileno()], [], [], 0)[0])
+        except (AttributeError, OSError, ValueError):
+            return False
+
     def _read_loop(self) -> None:
+        since = self._backlog_since
+        backlog_until = time.monotonic() + 0.05 if since is not None and self._waiting() else 0.0
         try:
             for raw in self._raw_lines():
-                self._queue.put(Line(raw.decode("utf-8", errors="replace"), time.monotonic()))
+                now = time.monotonic()
+                if since is not None and now < backlog_until:  # the first chunk, read at once
+                    now = since
+                self._queue.put(Line(raw.decode("utf-8", errors="replace"), now))
         except (OSError, ValueError) as e:
             log.warning("input closed: %s", e)
         self._queue.put(Line(None, time.monotonic()))

@@ -11,19 +11,49 @@ expect to play (estimated from the empty area, with a floor), weighted towards t
 cut after the opponent passes or when the result is clear. In overtime a move gets its share of
 the period. The budget never exceeds what is left on the clock minus the lag buffer (inside the
 buffer it is the minimum search), so the engine does not lose on time as long as the lag buffer
-covers the time spent outside the search.
+covers the time spent outside the search (``time.lag_buffer``: measured by
+``python -m dlgo.bench firstmove``, set higher where the controller adds lag, as on OGS).
+
+The budget counts from when the engine begins the move; :func:`move_limit` bounds it from when
+the controller last reported the clock, for commands that waited in line.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import time
 from dataclasses import dataclass, field
 
 from dlgo.gotypes import Player
 
-__all__ = ["TimeControl", "PlayerClock", "Clock", "BudgetSettings", "move_budget", "game_phase_weight"]
+__all__ = [
+    "TimeControl",
+    "PlayerClock",
+    "Clock",
+    "BudgetSettings",
+    "move_budget",
+    "move_limit",
+    "game_phase_weight",
+    "process_started",
+]
 
 SYSTEMS = ("none", "absolute", "canadian", "byoyomi", "fischer")
+
+
+def process_started() -> float:
+    """When this process started, on the ``time.monotonic`` clock (Linux: from /proc; elsewhere
+    now). A controller that sends commands right after starting the engine runs its clock
+    from then: interpreter start-up and imports are part of the first move's time."""
+    now = time.monotonic()
+    try:
+        with open("/proc/self/stat", encoding="ascii") as f:
+            stat = f.read()
+        ticks = int(stat[stat.rindex(")") + 2 :].split()[19])  # field 22: start time since boot
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - age if 0.0 <= age < 600.0 else now
 
 
 @dataclass(frozen=True)
@@ -91,10 +121,12 @@ def _fresh_clock(control: TimeControl) -> PlayerClock:
 
 @dataclass
 class Clock:
-    """Both players' clocks under one time control."""
+    """Both players' clocks under one time control. ``reported``: when (``time.monotonic``) the
+    controller last reported each player's clock, until that player's next move is counted."""
 
     control: TimeControl = field(default_factory=TimeControl)
     clocks: dict[Player, PlayerClock] = field(default_factory=dict)
+    reported: dict[Player, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.clocks:
@@ -106,15 +138,19 @@ class Clock:
 
     def reset(self) -> None:
         self.clocks = {p: _fresh_clock(self.control) for p in Player}
+        self.reported = {}
 
-    def time_left(self, player: Player, time: float, stones: int) -> None:
-        """What the controller reports (``time_left``)."""
+    def time_left(self, player: Player, time: float, stones: int, at: float | None = None) -> None:
+        """What the controller reports (``time_left``), ``at`` the moment it arrived."""
         if self.control.system in ("absolute", "fischer", "none"):
             stones = 0
         self.clocks[player] = PlayerClock(float(time), int(stones))
+        if at is not None:
+            self.reported[player] = at
 
     def spend(self, player: Player, seconds: float) -> None:
         """Count ``seconds`` used for one move ourselves (until the controller reports again)."""
+        self.reported.pop(player, None)
         c, clock = self.control, self.clocks[player]
         if c.system == "none":
             return
@@ -155,13 +191,32 @@ class Clock:
 
 @dataclass(frozen=True)
 class BudgetSettings:
-    lag_buffer: float = 1.0
+    """``lag_buffer``: seconds kept back from every clock for what the search does not see: the
+    engine's own time per move outside the search (stopping it, deciding, answering) and the
+    controller's lag (network and server on OGS; about nothing for a local GUI or match)."""
+
+    lag_buffer: float = 0.1
     min_moves_left: int = 10
     moves_left_factor: float = 0.4
     minimum: float = 0.02
     move_overhead: float = 0.05  # time each move costs outside the search (reserved for future moves)
     max_seconds: float = 0.0  # 0: no cap
     default_seconds: float = 0.0  # without a clock; 0: no time limit (visits only)
+
+
+def move_limit(control: TimeControl, clock: PlayerClock, settings: BudgetSettings) -> float | None:
+    """The most seconds this move may take, counted from when the controller reported
+    ``clock``, before its clock runs out (or a byo-yomi period is lost), less the lag buffer;
+    None without a clock. The engine stops a move here even when the move began later, after
+    other commands queued before it (its budget counts from when it begins)."""
+    if control.system == "none":
+        return None
+    t = max(0.0, clock.time)
+    if control.system in ("canadian", "byoyomi") and not clock.in_overtime and control.stones > 0:
+        t += control.period  # main time runs out, then the first period starts
+    if control.system == "fischer" and control.move_cap is not None and control.move_cap >= 0:
+        t = min(t, control.move_cap)
+    return t - settings.lag_buffer
 
 
 def game_phase_weight(empty: int, points: int) -> float:
@@ -194,10 +249,15 @@ def move_budget(
     lag = settings.lag_buffer
     moves_left = max(float(settings.min_moves_left), settings.moves_left_factor * empty)
     weight = game_phase_weight(empty, points)
+    # In overtime the period comes back for every move (byo-yomi) or every few (Canadian): time
+    # not spent now is lost, so the phase of the game does not matter, only reasons to hurry.
+    overtime = 1.0
     if opponent_passed:
         weight *= 0.3
+        overtime *= 0.3
     if clear_result:
         weight *= 0.5
+        overtime *= 0.5
     t = max(0.0, clock.time)
     available = t - lag  # what may be spent on this move at most, if nothing else
     # Time that is not renewed must also pay for the overhead of every move still to come.
@@ -218,7 +278,7 @@ def move_budget(
     elif control.system == "canadian":
         share = (control.period - lag) / control.stones if control.stones > 0 else 0.0
         if clock.in_overtime:
-            budget = weight * available / stones
+            budget = overtime * available / stones
             cap = available / stones
         else:
             budget = weight * shared / moves_left + 0.5 * max(0.0, share)
@@ -226,7 +286,7 @@ def move_budget(
     else:  # byoyomi
         period_free = control.period - lag if control.stones > 0 else 0.0
         if clock.in_overtime:
-            budget = 0.9 * available if weight >= 1.0 else weight * available
+            budget = 0.9 * overtime * available
             cap = available
         else:
             budget = weight * shared / moves_left + 0.5 * max(0.0, period_free)

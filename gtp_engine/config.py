@@ -39,6 +39,7 @@ __all__ = [
     "describe_schema",
     "model_files",
     "check_model_files",
+    "default_config_path",
 ]
 
 
@@ -60,7 +61,12 @@ SCHEMA: dict[str, dict[str, Param]] = {
             "points White gets per handicap stone: chinese = one each (GNU Go, KGS), aga = one fewer, none",
             choices=COMPENSATION_RULES,
         ),
-        "preload": Param(bool, False, "build the agent in the background at start-up instead of at the first genmove"),
+        "preload": Param(
+            bool,
+            True,
+            "build the agents of every board size the config names in the background from start-up "
+            "(false: each when its board size is first used)",
+        ),
         "ponder": Param(
             bool, False, "search on the opponent's time after our genmove (searching agents that keep their tree)"
         ),
@@ -70,12 +76,22 @@ SCHEMA: dict[str, dict[str, Param]] = {
         "max_seconds": Param(
             float, 60.0, "never think longer than this per move, clock or not; 0 = no cap", minimum=0.0
         ),
-        "lag_buffer": Param(float, 1.0, "seconds kept back from every clock for network and process lag", minimum=0.0),
+        "lag_buffer": Param(
+            float,
+            0.1,
+            "seconds kept back from every clock for the controller's lag: about 0 for a local GUI or "
+            "match (0.1 covers a busy machine), a second on OGS",
+            minimum=0.0,
+        ),
         "min_moves_left": Param(int, 10, "the clock is shared by at least this many more moves of ours", minimum=1),
         "moves_left_factor": Param(float, 0.4, "our moves left ~= this x empty points", minimum=0.01),
         "minimum_seconds": Param(float, 0.02, "the shortest search when the clock is nearly out", minimum=0.001),
         "move_overhead": Param(
-            float, 0.05, "seconds each future move costs besides its search (kept back from main time)", minimum=0.0
+            float,
+            0.05,
+            "the engine's own seconds per move besides its search, at least (it measures them on its last "
+            "moves): kept back from each search and, for the moves to come, from main time",
+            minimum=0.0,
         ),
     },
     "resign": {
@@ -304,6 +320,13 @@ class Config:
 
     def as_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._data)
+
+
+def default_config_path() -> str | None:
+    """The shipped ``configs/default.toml`` of this checkout (what the engine plays without
+    ``--config``), or None when it is not there (the package installed without the repository)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs", "default.toml")
+    return path if os.path.isfile(path) else None
 
 
 def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Config:

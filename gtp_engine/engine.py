@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from gtp_engine.analysis import (
 )
 from gtp_engine.channel import Channel, Line, OutputClosed
 from gtp_engine.chat import chat_line, send_chat
-from gtp_engine.clock import BudgetSettings, Clock, TimeControl, move_budget
+from gtp_engine.clock import BudgetSettings, Clock, TimeControl, move_budget, move_limit
 from gtp_engine.config import Config
 from gtp_engine.decision import DecisionSettings, MoveChoice, choose_move, resign_value
 from gtp_engine.game import Game, position_for
@@ -64,9 +65,10 @@ from gtp_engine.protocol import (
     preprocess,
     stream_head,
 )
+from gtp_engine.quickmove import quick_move
 from gtp_engine.scoring import count
 
-__all__ = ["Engine", "AgentPool", "COMMANDS"]
+__all__ = ["Engine", "AgentPool", "Overhead", "COMMANDS"]
 
 log = logging.getLogger(__name__)
 
@@ -110,13 +112,96 @@ class _Worker(threading.Thread):
         return self.value
 
 
-class AgentPool:
-    """Builds agents on first use (heavy imports happen then) and keeps them."""
+class Overhead:
+    """The engine's own time per move after its search stops (the batch in flight, the move
+    decision, the answer), measured on the last moves whose search ran to its deadline. The
+    search of a move stops this much before the move's deadline (at most a quarter of the
+    move's time: one stall on a busy machine must not starve the moves after it)."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, keep: int = 8) -> None:
+        self._last: deque[float] = deque(maxlen=keep)
+
+    def record(self, seconds: float) -> None:
+        self._last.append(seconds)
+
+    def estimate(self, floor: float, prior: float | None = None) -> float:
+        """The upper quartile of the last measures (the largest of few), at least ``floor``
+        (``time.move_overhead``); before any, ``prior`` (measured at the agent's warm-up)."""
+        if not self._last:
+            return max(floor, prior or 0.0)
+        last = sorted(self._last)
+        return max(floor, last[(3 * len(last)) // 4] if len(last) >= 4 else last[-1])
+
+
+class _Build:
+    """One agent, built once in the background; moves wait on ``done``."""
+
+    def __init__(self, name: str, params: dict[str, Any], rows: int, cols: int) -> None:
+        self.name = name
+        self.params = params
+        self.rows = rows
+        self.cols = cols
+        self.done = threading.Event()
+        self.agent: Agent | None = None
+        self.error: str | None = None
+        self.overhead: float | None = None  # seconds of a short search, measured at warm-up
+
+    def result(self) -> Agent:
+        """The agent (the build must be done); ``GtpError`` if it failed."""
+        if self.error is not None:
+            raise GtpError(self.error)
+        assert self.agent is not None
+        return self.agent
+
+
+# Seconds (at most 30% of the search time) left for a quick move, or a search worth the name,
+# when a move's agent is late.
+QUICK_MOVE_RESERVE = 0.2
+WARM_UP_VISITS = 16  # one network batch: every compiled kernel and the ONNX session run once
+
+
+def _warm_up(agent: Agent, rows: int, cols: int) -> float | None:
+    """Run the agent on an empty board, so that numba's kernels are compiled (or loaded from
+    their cache) and the network has answered before a move needs them. Returns how long a
+    second short search took (searching agents): a first measure of what stopping a search
+    costs (a batch in flight), before any move has measured it."""
+    state = GameState.new_game((rows, cols))
+    seconds = None
+    if isinstance(agent, SearchAgent):
+        agent.search(state, SearchBudget(max_visits=WARM_UP_VISITS, max_seconds=10.0))
+        started = time.monotonic()
+        agent.search(state, SearchBudget(max_visits=2 * WARM_UP_VISITS, max_seconds=10.0))
+        seconds = time.monotonic() - started
+        clear = getattr(agent, "clear_tree", None)
+        if callable(clear):
+            clear()
+    else:
+        agent.select_move(state)
+    count(state, 10)  # the dead-stone estimate behind pass decisions and scoring
+    return seconds
+
+
+class AgentPool:
+    """Builds the agents in a background thread, one at a time, and keeps them.
+
+    Building an agent (TensorFlow or ONNX Runtime, compiled kernels) takes from a fraction of a
+    second to several seconds and is never charged to a move: ``preload`` queues the agents of
+    every board size the config names at start-up, ``request`` puts the board in play first,
+    and a move waits for its agent only as long as its budget allows (``Engine._generate``).
+    """
+
+    def __init__(self, config: Config, warm_up: bool = True) -> None:
         self.config = config
-        self._agents: dict[tuple, Agent] = {}
+        self.warm_up = warm_up
+        self._builds: dict[tuple, _Build] = {}
+        self._queue: deque[_Build] = deque()
         self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def _agents(self) -> dict[tuple, Agent]:
+        """The agents built so far."""
+        return {k: b.agent for k, b in list(self._builds.items()) if b.agent is not None}
 
     def resolve(self, rows: int, cols: int) -> tuple[str, dict[str, Any]] | None:
         """The agent name and parameters that play this board, or None if none can."""
@@ -126,36 +211,84 @@ class AgentPool:
         params = self.config.section(name)
         return (name, params) if agents.get(name).supports_size(params, rows) else None
 
-    def get(self, rows: int, cols: int) -> tuple[agents.AgentType, dict[str, Any], Agent]:
+    def request(self, rows: int, cols: int, first: bool = True) -> tuple[agents.AgentType, dict[str, Any], _Build]:
+        """The agent type, parameters and build for this board; the build is queued (``first``:
+        ahead of the others) unless it is done or under way. Returns at once."""
         spec = self.resolve(rows, cols)
         if spec is None:
             raise GtpError(UNACCEPTABLE_SIZE)
         name, params = spec
         agent_type = agents.get(name)
+        if agent_type.build is None:
+            raise GtpError(agent_type.unavailable or f"agent '{name}' is not available")
         key = (name, tuple(sorted(params.items())))
         with self._lock:
-            agent = self._agents.get(key)
-            if agent is None:
-                if agent_type.build is None:
-                    raise GtpError(agent_type.unavailable or f"agent '{name}' is not available")
-                started = time.monotonic()
-                try:
-                    agent = agent_type.build(agents.resolve_paths(agent_type, params, self.config.resolve_path), rows)
-                except Exception as e:
-                    log.exception("building agent %s failed", name)
-                    raise GtpError(f"cannot build agent '{name}': {e}") from e
-                log.info("agent %s ready in %.2f s", name, time.monotonic() - started)
-                self._agents[key] = agent
-        return agent_type, params, agent
+            build = self._builds.get(key)
+            if build is None:
+                build = self._builds[key] = _Build(name, params, rows, cols)
+                self._queue.append(build)
+            if first and build in self._queue:
+                self._queue.remove(build)
+                self._queue.appendleft(build)
+        if first:
+            self.start()
+        return agent_type, params, build
 
-    def preload(self, rows: int, cols: int) -> None:
-        def build() -> None:
+    def start(self) -> None:
+        """Build what is queued, in the background (no-op when under way or nothing is)."""
+        with self._lock:
+            if self._queue and self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="agent-build", daemon=True)
+                self._thread.start()
+
+    def get(self, rows: int, cols: int) -> tuple[agents.AgentType, dict[str, Any], Agent]:
+        """The agent for this board, waiting for its build as long as it takes."""
+        agent_type, params, build = self.request(rows, cols)
+        build.done.wait()
+        return agent_type, params, build.result()
+
+    def preload(self, sizes: list[int], delay: float = 0.1) -> None:
+        """Queue the agents of these board sizes (the first first) and start building them after
+        ``delay`` seconds: the controller's first commands (``boardsize``) put theirs first."""
+        for size in sizes:
             try:
-                self.get(rows, cols)
+                self.request(size, size, first=False)
             except GtpError as e:
-                log.warning("preloading the agent failed: %s", e)
+                log.info("no agent to build for %dx%d: %s", size, size, e)
+        timer = threading.Timer(delay, self.start)
+        timer.daemon = True
+        timer.start()
 
-        threading.Thread(target=build, name="agent-preload", daemon=True).start()
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._thread = None
+                    return
+                build = self._queue.popleft()
+            self._build(build)
+
+    def _build(self, build: _Build) -> None:
+        agent_type = agents.get(build.name)
+        started = time.monotonic()
+        try:
+            assert agent_type.build is not None
+            params = agents.resolve_paths(agent_type, build.params, self.config.resolve_path)
+            agent = agent_type.build(params, build.rows)
+            if self.warm_up:
+                build.overhead = _warm_up(agent, build.rows, build.cols)
+        except Exception as e:
+            if isinstance(e, agents.AgentUnavailable | ValueError):  # a clear message: no traceback
+                log.warning("building agent %s failed: %s", build.name, e)
+            else:
+                log.exception("building agent %s failed", build.name)
+            build.error = f"cannot build agent '{build.name}': {e}"
+        else:
+            build.agent = agent
+            log.info(
+                "agent %s for %dx%d ready in %.2f s", build.name, build.rows, build.cols, time.monotonic() - started
+            )
+        build.done.set()
 
 
 class Engine:
@@ -176,13 +309,29 @@ class Engine:
         # the other commands; entries off the current line are dropped at the next record.
         self._move_values: dict[GameState, float | None] = {}
         self.quit_requested = False
-        self._arrived = time.monotonic()
+        self._arrived = time.monotonic()  # when the current command's line arrived
+        self._began = self._arrived  # when the engine began it: later if it waited behind a search
+        self._searched = 0.0  # when the engine finished its last move generation
+        self._overhead = Overhead()
         self._stop: threading.Event | None = None
         self._streaming = False  # the current response has begun (analysis, genmove_analyze)
         self._ponder_after: tuple[SearchAgent, GameState] | None = None  # (agent, position) to ponder on
         self._ponder: tuple[threading.Event, _Worker] | None = None
         if config.get("engine.preload"):
-            self.agents.preload(self.game.rows, self.game.cols)
+            self.agents.preload(self._sizes_named())
+
+    def _sizes_named(self) -> list[int]:
+        """Board sizes whose agents are built at start-up: the start-up size, every ``[size.N]``
+        of the config, and one size the top-level agent plays if no other has it built."""
+        start = self.config.get("engine.board_size")
+        sizes = [start, *sorted(self.config.as_dict()["size"])]
+        top = (self.config.agent_name(), self.config.section(self.config.agent_name()))
+        if all(self.agents.resolve(n, n) != top for n in sizes):
+            for n in (19, 13, 9, 7, *range(MIN_SIZE, MAX_SIZE + 1)):
+                if self.agents.resolve(n, n) == top:
+                    sizes.append(n)
+                    break
+        return list(dict.fromkeys(sizes))
 
     # --- main loop -------------------------------------------------------------------------
     def run(self) -> int:
@@ -203,6 +352,9 @@ class Engine:
         if not text:
             return
         self._arrived = line.arrived
+        # A line that waited behind a move generation (commands sent ahead: a pipe, a GUI) starts
+        # when the engine gets to it; waiting behind start-up or quick commands counts.
+        self._began = max(line.arrived, self._searched)
         self.execute(parse_command(text))
 
     def _write(self, text: str) -> None:
@@ -287,9 +439,9 @@ class Engine:
     def _decision_settings(self) -> DecisionSettings:
         return DecisionSettings.from_config(self._section("resign"), self._section("pass"))
 
-    def _budget_seconds(self, player: Player) -> float | None:
+    def _budget_settings(self) -> BudgetSettings:
         t = self._section("time")
-        settings = BudgetSettings(
+        return BudgetSettings(
             lag_buffer=t["lag_buffer"],
             min_moves_left=t["min_moves_left"],
             moves_left_factor=t["moves_left_factor"],
@@ -298,6 +450,9 @@ class Engine:
             max_seconds=t["max_seconds"],
             default_seconds=t["default_seconds"],
         )
+
+    def _budget_seconds(self, player: Player) -> float | None:
+        settings = self._budget_settings()
         board = self.game.board
         points = board.num_rows * board.num_cols
         empty = points - sum(1 for _ in board.stones())
@@ -311,6 +466,42 @@ class Engine:
             opponent_passed=self.game.opponent_passed(player),
             clear_result=clear,
         )
+
+    def _deadline(self, player: Player, started: float, seconds: float | None) -> float | None:
+        """When the move that began at ``started`` with ``seconds`` to think must stop: its
+        budget counts from when the engine began it, and when the controller reported our clock
+        (time_left) the move also ends before that clock, counted from the report, runs out."""
+        if seconds is None:
+            return None
+        deadline = started + seconds
+        reported = self.clock.reported.get(player)
+        if reported is not None:
+            settings = self._budget_settings()
+            limit = move_limit(self.clock.control, self.clock.clocks[player], settings)
+            if limit is not None:
+                deadline = min(deadline, max(reported + limit, started + settings.minimum))
+        return deadline
+
+    def _await_agent(
+        self, build: _Build, started: float, deadline: float | None, stop: threading.Event
+    ) -> Agent | None:
+        """The agent of ``build`` once built, waiting at most until a quick move must be made to
+        answer by ``deadline`` (no limit without one); None when the time or an interrupt came first."""
+        if not build.done.is_set():
+            until = None if deadline is None else deadline - min(QUICK_MOVE_RESERVE, 0.3 * (deadline - started))
+            log.info(
+                "waiting for agent %s (%s)",
+                build.name,
+                "no time limit" if until is None else f"{until - time.monotonic():.2f} s at most",
+            )
+            while not build.done.is_set() and not stop.is_set():
+                left = None if until is None else until - time.monotonic()
+                if left is not None and left <= 0:
+                    break
+                build.done.wait(0.05 if left is None else min(0.05, left))
+            if not build.done.is_set():
+                return None
+        return build.result()
 
     def _searching_agent(self) -> SearchAgent:
         agent_type, _, agent = self.agents.get(self.game.rows, self.game.cols)
@@ -368,6 +559,10 @@ class Engine:
         self.game.clear(rows, cols)
         self.clock.reset()
         self.last_choice, self.last_winrate = None, None
+        try:
+            self.agents.request(rows, cols)  # its agent is built next, before the first genmove
+        except GtpError:
+            pass  # said at genmove
         return ""
 
     @command("clear_board")
@@ -511,7 +706,7 @@ class Engine:
     def cmd_time_left(self, cmd: Command) -> str:
         color_text, seconds, stones = self._args(cmd, 3)
         player = parse_color(color_text)
-        self.clock.time_left(player, max(0.0, parse_float(seconds)), parse_int(stones, 0))
+        self.clock.time_left(player, max(0.0, parse_float(seconds)), parse_int(stones, 0), at=self._arrived)
         return ""
 
     # --- scoring ----------------------------------------------------------------------------
@@ -673,12 +868,17 @@ class Engine:
         With ``stream`` (command, KataGo style, request) the response is begun here and info
         lines are written while the search runs.
         """
-        agent_type, params, agent = self.agents.get(self.game.rows, self.game.cols)
+        started = self._began  # the move's time starts when the engine began it, not at its line
+        agent_type, params, build = self.agents.request(self.game.rows, self.game.cols)
         state = position_for(self.game.state, player)
         seconds = self._budget_seconds(player)
-        deadline = None if seconds is None else self._arrived + seconds
+        deadline = self._deadline(player, started, seconds)
+        # The search stops early enough for the engine's own work after it to end by the deadline.
+        floor = self._section("time")["move_overhead"]
+        own = self._overhead.estimate(floor, build.overhead)
+        search_deadline = None if deadline is None else deadline - min(own, 0.25 * (deadline - started))
         stop = threading.Event()
-        budget = SearchBudget(max_visits=params.get("rounds"), deadline=deadline, stop=stop)
+        budget = SearchBudget(max_visits=params.get("rounds"), deadline=search_deadline, stop=stop)
         settings = self._decision_settings()
         opponent_passed = self.game.opponent_passed(player)
         move_number = self.game.num_moves + 1
@@ -698,8 +898,18 @@ class Engine:
 
             self._begin_stream(cmd)
 
-        worker = _Worker(
-            lambda: choose_move(
+        used: list[Agent] = []
+
+        def work() -> MoveChoice:
+            agent = self._await_agent(build, started, search_deadline, stop)
+            if agent is None:  # still building: answer in time with what needs no agent
+                move, why = quick_move(state)
+                return MoveChoice(move, f"quick move while agent {build.name} is built: {why}")
+            used.append(agent)
+            if deadline is not None:  # the agent's own measure, now that it is built
+                own = self._overhead.estimate(floor, build.overhead)
+                budget.deadline = deadline - min(own, 0.25 * (deadline - started))
+            return choose_move(
                 agent,
                 state,
                 budget,
@@ -711,7 +921,8 @@ class Engine:
                 interval,
                 previous_values,
             )
-        )
+
+        worker = _Worker(work)
         self._stop = stop
         try:
             worker.start()
@@ -720,14 +931,18 @@ class Engine:
         finally:
             self._stop = None
         choice: MoveChoice = worker.outcome()
-        elapsed = time.monotonic() - self._arrived
+        self._searched = time.monotonic()
+        elapsed = self._searched - started
+        if budget.deadline is not None and used and self._searched >= budget.deadline:
+            self._overhead.record(self._searched - budget.deadline)  # the search ran to its deadline
+        agent = used[0] if used else None
         if commit and not choice.move.is_resign:
             self.game.play(player, choice.move)
             self._record_value(choice)
             if isinstance(agent, SearchAgent) and getattr(agent, "keeps_tree", False):
                 self._ponder_after = (agent, self.game.state)
         if commit:
-            self.clock.spend(player, elapsed)
+            self.clock.spend(player, elapsed)  # our own count until the controller reports again
         self.last_choice = choice
         if choice.candidate is not None:
             self.last_winrate = choice.candidate.winrate

@@ -182,6 +182,7 @@ def test_engine_plays_with_the_alphago_agent(tiny_alphago):
         f"alphago.value_model={value}",
         "alphago.rounds=40",
         "engine.board_size=9",
+        "time.default_seconds=0",  # visits only: the first move waits for the agent to be built
         config=None,
     )
     try:

@@ -10,7 +10,15 @@ import pytest
 from gtp_client import EngineProcess, SimClock, play_against_gnugo
 
 from dlgo.gotypes import Player
-from gtp_engine.clock import BudgetSettings, Clock, PlayerClock, TimeControl, game_phase_weight, move_budget
+from gtp_engine.clock import (
+    BudgetSettings,
+    Clock,
+    PlayerClock,
+    TimeControl,
+    game_phase_weight,
+    move_budget,
+    move_limit,
+)
 
 S = BudgetSettings(lag_buffer=1.0, min_moves_left=10, moves_left_factor=0.4, minimum=0.02, max_seconds=0.0)
 
@@ -61,6 +69,32 @@ def test_overtime_budgets() -> None:
     assert move_budget(canadian, PlayerClock(9, 1), S, 40, 81) == pytest.approx(8.0)
     simple = TimeControl.from_gtp(0, 10, 1)
     assert move_budget(simple, PlayerClock(10, 1), S, 40, 81) == pytest.approx(9.0)
+
+
+def test_short_periods_are_used_not_thrown_away() -> None:
+    """A fixed 1 s margin used to come off every period: time_settings 0 1 1 gave 0.02 s of
+    search, 0 2 1 under 1 s. With the default (measured) lag buffer a period is mostly searched,
+    the first move of a game included (in overtime the period comes back: no saving for later)."""
+    from gtp_engine.config import load_config
+
+    defaults = BudgetSettings()
+    assert defaults.lag_buffer == load_config(None).get("time.lag_buffer") < 0.5
+    for period in (1, 2, 5):
+        simple = TimeControl.from_gtp(0, period, 1)
+        assert move_budget(simple, PlayerClock(period, 1), defaults, 81, 81) >= 0.85 * period
+        byo = TimeControl("byoyomi", 0, period, 3)
+        assert move_budget(byo, PlayerClock(period, 3), defaults, 81, 81) >= 0.8 * period
+        # Reasons to hurry still count in overtime.
+        assert move_budget(byo, PlayerClock(period, 3), defaults, 40, 81, opponent_passed=True) < 0.3 * period
+
+
+def test_move_limit_is_the_clock_less_the_lag_buffer() -> None:
+    assert move_limit(TimeControl(), PlayerClock(), S) is None
+    assert move_limit(TimeControl("absolute", 30), PlayerClock(12), S) == 11
+    assert move_limit(TimeControl("byoyomi", 10, 5, 3), PlayerClock(2, 0), S) == 6  # main, then a period
+    assert move_limit(TimeControl("byoyomi", 10, 5, 3), PlayerClock(4, 2), S) == 3  # the current period
+    assert move_limit(TimeControl.from_gtp(0, 2, 1), PlayerClock(2, 1), S) == 1
+    assert move_limit(TimeControl("fischer", 60, 5, 0, None, 3.0), PlayerClock(50), S) == 2
 
 
 def test_fischer_budgets() -> None:
@@ -114,15 +148,17 @@ def test_clock_keeping() -> None:
         TimeControl("fischer", 20, 2, 0, main_cap=25, move_cap=2),
     ],
 )
-def test_simulated_games_never_flag(control: TimeControl) -> None:
-    """Spend every budget plus 50 ms of overhead per move: the clock never runs out (a long 9x9
-    game of 50 moves of ours in absolute time, 120 moves under time that is renewed)."""
+@pytest.mark.parametrize("settings", [S, BudgetSettings()], ids=["lag-1s", "default-lag"])
+def test_simulated_games_never_flag(control: TimeControl, settings: BudgetSettings) -> None:
+    """Spend every budget plus 50 ms of overhead per move (under the default lag buffer, as
+    measured by ``python -m dlgo.bench firstmove``): the clock never runs out (a long 9x9 game of
+    50 moves of ours in absolute time, 120 moves under time that is renewed)."""
     clock = Clock(control)
     overhead = 0.05
     for move in range(50 if control.system == "absolute" else 120):
         empty = max(5, 81 - move)
         mine = clock.clocks[Player.black]
-        seconds = move_budget(control, mine, S, empty, 81) + overhead
+        seconds = move_budget(control, mine, settings, empty, 81) + overhead
         before = PlayerClock(mine.time, mine.stones)
         clock.spend(Player.black, seconds)
         after = clock.clocks[Player.black]

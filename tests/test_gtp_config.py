@@ -223,6 +223,45 @@ def test_preload_builds_agent_in_background() -> None:
         assert re.fullmatch(r"[A-HJ][1-9]", eng.ok("genmove b"))
 
 
+_DESCRIBE = b"boardsize 9\ngomill-describe_engine\nboardsize 19\ngomill-describe_engine\nquit\n"
+
+
+def _plays_the_default(stdout: bytes) -> None:
+    text = stdout.decode()
+    assert text.count("agent: zero") == 2, text  # the shipped networks on 9x9 and 19x19
+    assert f"config: {ROOT / 'configs' / 'default.toml'}" in text, text
+
+
+def test_engine_without_config_plays_the_shipped_default() -> None:
+    """The built-in defaults (MCTS everywhere) used to play when no --config was given, while the
+    README promised configs/default.toml; every key's built-in default equals the file's value
+    (test_default_config_documents_every_key), and without --config the engine plays the file."""
+    proc = run_engine("--set", "engine.preload=false", stdin=_DESCRIBE)
+    assert proc.returncode == 0, proc.stderr.decode()
+    _plays_the_default(proc.stdout)
+
+
+def test_quick_start_script_plays_the_shipped_default() -> None:
+    if not (ROOT / ".venv" / ".installed").exists():
+        pytest.skip("scripts/run_engine.sh would set up .venv first (scripts/setup_env.sh)")
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "run_engine.sh"), "--set", "engine.preload=false"],
+        input=_DESCRIBE,
+        capture_output=True,
+        timeout=120,
+        cwd="/",
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    _plays_the_default(proc.stdout)
+    other = subprocess.run(
+        [str(ROOT / "scripts" / "run_engine.sh"), "--config", str(ROOT / "configs" / "mcts.toml")],
+        input=b"gomill-describe_engine\nquit\n",
+        capture_output=True,
+        timeout=120,
+    )
+    assert b"agent: mcts" in other.stdout and b"mcts.toml" in other.stdout
+
+
 def test_readme_documents_every_key_and_command() -> None:
     from gtp_engine.engine import COMMANDS
 

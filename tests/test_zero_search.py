@@ -382,7 +382,7 @@ def test_engine_plays_and_analyses_with_the_zero_agent(tiny_model):
         f"zero.model={tiny_model}",
         "zero.batch_size=4",
         "zero.rounds=40",
-        "time.default_seconds=5",
+        "time.default_seconds=0",  # visits only: the first move waits for the agent to be built
         "engine.board_size=9",
         config=None,
     )
@@ -444,6 +444,7 @@ def test_pondering_grows_the_tree_the_next_genmove_starts_from(tiny_model):
         "zero.batch_size=4",
         "engine.ponder=true",
         "engine.board_size=9",
+        "time.default_seconds=0",  # visits only: the first move waits for the agent to be built
         config=None,
     )
     runner = threading.Thread(target=eng.engine.run, daemon=True)

@@ -143,5 +143,5 @@ def load_prediction_agent(
     (a size-independent network plays any size). ``dlgo.nn.ModelFileError`` says what is wrong."""
     from dlgo.nn import load_model
 
-    loaded = load_model(path, board_size=board_size, heads=["policy"])
+    loaded = load_model(path, board_size=board_size, heads=["policy"], lazy=True)
     return DeepLearningAgent(loaded, backend=backend, seed=seed, threads=threads, symmetry=symmetry)

@@ -76,7 +76,7 @@ class AlphaGoMCTS(ZeroAgent):
         from dlgo.nn import BatchEvaluator, load_model
 
         def evaluator(path, head):
-            loaded = load_model(path, heads=[head], board_size=board_size)
+            loaded = load_model(path, heads=[head], board_size=board_size, lazy=True)
             return BatchEvaluator(
                 loaded, backend=backend, cache_size=cache_size, symmetry_mode="random", seed=seed, threads=threads
             )

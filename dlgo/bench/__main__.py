@@ -5,6 +5,7 @@ python -m dlgo.bench mcts --size 9         MCTS rounds per second from the empty
 python -m dlgo.bench selfplay --size 9     whole games of the Python RandomBot (rules core speed)
 python -m dlgo.bench nn --build zero --blocks 6 --filters 64 --size 9   (or --model FILE; --encoders)
 python -m dlgo.bench search --agent zero --model FILE --size 9   (or --build zero --blocks 6 --filters 64)
+python -m dlgo.bench firstmove             a fresh engine's first genmove (cold and warm ONNX cache)
 """
 
 from __future__ import annotations
@@ -137,8 +138,20 @@ def main(argv: list[str] | None = None) -> int:
     z.add_argument("--threads", type=int, default=None)
     z.add_argument("--seed", type=int, default=1)
     z.add_argument("--no-pipeline", action="store_true", help="evaluate batches on the search thread")
+    f = sub.add_parser("firstmove", help="a fresh engine's first genmove on a short clock, and its overhead per move")
+    f.add_argument("--config", default=None, help="engine config (default: configs/default.toml)")
+    f.add_argument("--sizes", default="9,19", help="comma-separated board sizes")
+    f.add_argument("--moves", type=int, default=10, help="genmoves of the overhead measure per size (0: none)")
     args = parser.parse_args(argv)
-    if args.command == "playouts":
+    if args.command == "firstmove":
+        from dlgo.bench.firstmove import ROOT, bench_firstmove
+
+        result = bench_firstmove(
+            args.config or ROOT / "configs" / "default.toml",
+            tuple(int(x) for x in args.sizes.split(",")),
+            overhead_moves=args.moves,
+        )
+    elif args.command == "playouts":
         result = bench_playouts(args.size, args.seconds, args.seed)
     elif args.command == "mcts":
         result = bench_mcts(args.size, args.rounds, args.seed)

@@ -61,8 +61,8 @@ def symmetry_average(
 
 
 def onnx_path_for(model_path: str | os.PathLike) -> Path:
-    """Where the ONNX export of a model file is kept: ``x.keras`` -> ``x.onnx`` (re-exported when
-    older than the model; a temporary file when the folder is read-only)."""
+    """Where the ONNX export of a model file is kept when its folder is writable: ``x.keras`` ->
+    ``x.onnx`` (else in the user cache: ``dlgo.nn.onnx_cache``)."""
     return Path(model_path).with_suffix(".onnx")
 
 
@@ -87,29 +87,30 @@ class BatchEvaluator:
         threads: int | None = None,
     ) -> None:
         if isinstance(model, str | os.PathLike):
-            model = load_model(model)
-        onnx_path = None
+            model = load_model(model, lazy=True)
+        runner: Runner | None = None
+        self._keras = None
+        self.loaded: LoadedModel | None = None
         if isinstance(model, LoadedModel):
             self.loaded = model
-            keras_model = model.model
             self.encoder_name = model.card.encoder
             self.heads = list(model.card.heads)
             if encoder is not None and _name(encoder) != self.encoder_name:
                 raise ValueError(f"{model.path}: trained with encoder {self.encoder_name!r}, not {_name(encoder)!r}")
             if model.path is not None and backend in ("auto", "onnx"):
-                onnx_path = self._cached_onnx(model)
+                from dlgo.nn.onnx_cache import onnx_runner
+
+                runner = onnx_runner(model, threads)  # from a cached export: no Keras at all
         else:
             if encoder is None:
                 raise ValueError("a bare Keras model needs its encoder (name or Encoder)")
-            self.loaded = None
-            keras_model = model
+            self._keras = model
             self.encoder_name = _name(encoder)
             self.heads = model_heads(model)
-        self.model = keras_model
         self._encoders: dict[tuple[int, int], Encoder] = {}
         if isinstance(encoder, Encoder):
             self._encoders[(encoder.board_height, encoder.board_width)] = encoder
-        self.runner: Runner = make_runner(keras_model, backend, onnx_path=onnx_path, threads=threads)
+        self.runner: Runner = runner or make_runner(self.model, backend, threads=threads)
         if isinstance(symmetry_mode, int) and not 0 <= symmetry_mode < 8:
             raise ValueError(f"symmetry {symmetry_mode} outside 0..7")
         if not isinstance(symmetry_mode, int) and symmetry_mode not in SYMMETRY_MODES:
@@ -147,6 +148,11 @@ class BatchEvaluator:
             enc = self._encoders[key] = get_encoder_by_name(self.encoder_name, key)
         return enc
 
+    @property
+    def model(self) -> keras.Model:
+        """The Keras model (loaded now when the evaluator runs a cached ONNX export)."""
+        return self._keras if self.loaded is None else self.loaded.model
+
     def clear_cache(self) -> None:
         self._cache.clear()
 
@@ -161,20 +167,6 @@ class BatchEvaluator:
         }
 
     # --- internals --------------------------------------------------------------------------
-    @staticmethod
-    def _cached_onnx(model: LoadedModel) -> Path | None:
-        target = onnx_path_for(model.path)
-        try:
-            if target.exists() and target.stat().st_mtime >= model.path.stat().st_mtime:
-                return target
-            if os.access(target.parent, os.W_OK):
-                from dlgo.nn.runners import export_onnx
-
-                return export_onnx(model.model, target)
-        except Exception:  # no exporter or unsupported: the runner falls back on its own
-            return None
-        return None
-
     def _require(self, *heads: str) -> None:
         for head in heads:
             if head not in self.heads:

@@ -15,7 +15,6 @@ import os
 import zipfile
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +24,7 @@ from dlgo.nn.card import ModelCard, card_path, read_card, write_card
 if TYPE_CHECKING:
     import keras
 
-__all__ = ["ModelFileError", "LoadedModel", "save_model", "load_model", "model_heads"]
+__all__ = ["ModelFileError", "LoadedModel", "save_model", "load_model", "check_model", "model_heads"]
 
 
 class ModelFileError(ValueError):
@@ -54,14 +53,36 @@ def _input_shape(model: keras.Model) -> list[int | None]:
     return list(shape[1:])
 
 
-@dataclass
 class LoadedModel:
-    """A Keras model with its card and the file it came from."""
+    """A model file's card and its Keras model, with the file it came from.
 
-    model: Any
-    card: ModelCard
-    path: Path | None = None
-    _encoders: dict = field(default_factory=dict, repr=False)
+    ``load_model(..., lazy=True)`` checks the card only and leaves the Keras model unloaded:
+    ``model`` loads it (importing Keras and TensorFlow) on first use, with the same checks.
+    An ONNX export cached for the file (``dlgo.nn.onnx_cache``) then plays without it.
+    """
+
+    def __init__(self, model: Any, card: ModelCard, path: Path | None = None, *, checks: dict | None = None) -> None:
+        self._model = model
+        self.card = card
+        self.path = path
+        self._checks = dict(checks or {})  # load_model's arguments for a lazy load
+        self._encoders: dict = {}
+
+    @property
+    def model(self) -> Any:
+        """The Keras model (loaded now if ``load_model`` was lazy)."""
+        if self._model is None:
+            if self.path is None:
+                raise ModelFileError("no model file to load")
+            self._model = load_model(self.path, **self._checks).model
+        return self._model
+
+    @property
+    def model_loaded(self) -> bool:
+        return self._model is not None
+
+    def __repr__(self) -> str:
+        return f"LoadedModel(path={self.path}, encoder={self.card.encoder!r}, loaded={self.model_loaded})"
 
     def encoder(self, board_size: int | tuple[int, int] | None = None) -> Encoder:
         """The card's encoder for ``board_size`` (default: the first size on the card)."""
@@ -165,6 +186,33 @@ def _check(path: Path, card: ModelCard, input_shape: list[int | None], output_si
                 raise fail(f"{head} output has {n} entries, encoder {card.encoder!r} at {size}x{size} needs {expected}")
 
 
+def check_model(
+    path: str | os.PathLike,
+    card: ModelCard,
+    input_shape: Sequence[int | None],
+    output_sizes: Sequence[int | None],
+    board_size: int | None = None,
+    heads: Sequence[str] | None = None,
+) -> None:
+    """Check a model (its input shape and output sizes, in the card's head order) against its
+    card and the caller's ``board_size`` and ``heads``; ``ModelFileError`` naming the file."""
+    path = Path(path)
+    input_shape = list(input_shape)
+    _check(path, card, input_shape, list(output_sizes))
+    if card.input_shape and list(card.input_shape) != input_shape:
+        raise ModelFileError(f"{path}: the model takes {input_shape}, its card says {card.input_shape}")
+    if board_size is not None and board_size not in card.board_sizes:
+        if input_shape[0] is not None:
+            raise ModelFileError(
+                f"{path}: the model plays {input_shape[0]}x{input_shape[1]} only, not {board_size}x{board_size}"
+            )
+        at_size = ModelCard.from_dict({**card.to_dict(), "board_sizes": [board_size]})
+        _check(path, at_size, input_shape, list(output_sizes))
+    for head in heads or ():
+        if head not in card.heads:
+            raise ModelFileError(f"{path}: the model has no {head} head (it has {', '.join(card.heads)})")
+
+
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 _KERAS_MEMBERS = ("config.json", "model.weights.h5")  # what Keras 3 needs inside a .keras zip
 
@@ -226,12 +274,14 @@ def load_model(
     board_size: int | None = None,
     heads: Sequence[str] | None = None,
     compile: bool = False,
+    lazy: bool = False,
 ) -> LoadedModel:
     """Load ``path`` and its card, checking shapes and the caller's expectations.
 
     ``encoder``: the encoder name the caller will feed (must match the card). ``board_size``: the
     size to play (must be on the card unless the network is size-independent). ``heads``: heads
-    the caller needs (e.g. ``["policy", "value"]`` for Zero search).
+    the caller needs (e.g. ``["policy", "value"]`` for Zero search). ``lazy``: check the card
+    only and load the Keras model at its first use (no Keras import here).
     """
     path = Path(path)
     card = check_model_file(path)  # before Keras: its message for a damaged zip is "File not found"
@@ -239,6 +289,11 @@ def load_model(
         raise ModelFileError(f"{path}: the model was trained with encoder {card.encoder!r}, not {encoder!r}")
     if card.encoder not in ENCODER_NAMES:
         raise ModelFileError(f"{path}: unknown encoder {card.encoder!r} on the model card")
+    if lazy and len(card.input_shape) == 3:
+        # What the card promises is checked now; the model itself when it is loaded.
+        check_model(path, card, card.input_shape, [None] * len(card.heads), board_size, heads)
+        checks = {"encoder": encoder, "board_size": board_size, "heads": heads, "compile": compile}
+        return LoadedModel(None, card, path, checks=checks)
 
     import keras
 
@@ -252,20 +307,8 @@ def load_model(
         input_shape = _input_shape(model)
     except ValueError as e:
         raise ModelFileError(f"{path}: {e}") from None
-    _check(path, card, input_shape, _output_sizes(model))
-    if card.input_shape and list(card.input_shape) != input_shape:
-        raise ModelFileError(f"{path}: the model takes {input_shape}, its card says {card.input_shape}")
-    if board_size is not None and board_size not in card.board_sizes:
-        if input_shape[0] is not None:
-            raise ModelFileError(
-                f"{path}: the model plays {input_shape[0]}x{input_shape[1]} only, not {board_size}x{board_size}"
-            )
-        at_size = ModelCard.from_dict({**card.to_dict(), "board_sizes": [board_size]})
-        _check(path, at_size, input_shape, _output_sizes(model))
-    for head in heads or ():
-        if head not in card.heads:
-            raise ModelFileError(f"{path}: the model has no {head} head (it has {', '.join(card.heads)})")
-    return LoadedModel(model=model, card=card, path=path)
+    check_model(path, card, input_shape, _output_sizes(model), board_size, heads)
+    return LoadedModel(model, card, path)
 
 
 def card_of(path: str | os.PathLike) -> ModelCard:

@@ -29,7 +29,16 @@ import numpy as np
 if TYPE_CHECKING:
     import keras
 
-__all__ = ["Runner", "OnnxRunner", "CompiledRunner", "PredictRunner", "make_runner", "export_onnx", "BACKENDS"]
+__all__ = [
+    "Runner",
+    "OnnxRunner",
+    "CompiledRunner",
+    "PredictRunner",
+    "make_runner",
+    "export_onnx",
+    "stamp_onnx",
+    "BACKENDS",
+]
 
 log = logging.getLogger(__name__)
 BACKENDS = ("auto", "onnx", "compiled", "predict")
@@ -118,16 +127,57 @@ class CompiledRunner:
         return [keras.ops.convert_to_numpy(o) for o in out]
 
 
-def export_onnx(model: keras.Model, path: str | os.PathLike) -> Path:
-    """Export ``model`` to an ONNX file with open batch (and open board size if the model has it)."""
+def export_onnx(
+    model: keras.Model, path: str | os.PathLike, metadata: dict[str, str] | None = None
+) -> Path:
+    """Export ``model`` to an ONNX file with open batch (and open board size if the model has it).
+
+    ``metadata``: strings stored in the file's ``metadata_props`` (``dlgo.nn.onnx_cache`` keeps
+    the model file's hash and the output order there, so a later load needs no Keras).
+    """
     path = Path(path)
     model(_sample_input(model), training=False)  # Keras exports only models that were called
-    tmp = path.with_name(path.stem + ".tmp.onnx")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model.export(str(tmp), format="onnx", verbose=False)
-    os.replace(tmp, path)
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.onnx")  # unique: processes may race
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model.export(str(tmp), format="onnx", verbose=False)
+        if metadata:
+            stamp_onnx(tmp, metadata)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
+
+
+def stamp_onnx(path: str | os.PathLike, metadata: dict[str, str]) -> None:
+    """Set ``metadata`` entries in an ONNX file's ``metadata_props`` (rewritten in place)."""
+    import onnx
+
+    proto = onnx.load(str(path))
+    kept = [(p.key, p.value) for p in proto.metadata_props if p.key not in metadata]
+    del proto.metadata_props[:]
+    for key, value in [*kept, *metadata.items()]:
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = key, str(value)
+    onnx.save(proto, str(path))
+
+
+def _session(path: Path, threads: int | None):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads or os.cpu_count() or 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    # Idle pool threads sleep instead of spinning: on a shared or busy machine spinning threads
+    # fight for the cores and one batch could stall a search by a second (measured on 2 cores).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _dim(value) -> int | None:
+    return value if isinstance(value, int) else None
 
 
 class OnnxRunner:
@@ -136,21 +186,52 @@ class OnnxRunner:
     name = "onnxruntime"
 
     def __init__(self, model: keras.Model, onnx_path: str | os.PathLike | None = None, threads: int | None = None):
-        import onnxruntime as ort
-
         self._tmpdir = None
         if onnx_path is None:
             self._tmpdir = tempfile.TemporaryDirectory(prefix="dlgo-onnx-")
             onnx_path = Path(self._tmpdir.name) / "model.onnx"
             export_onnx(model, onnx_path)
         self.path = Path(onnx_path)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or os.cpu_count() or 1
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        self.session = _session(self.path, threads)
         self._input = self.session.get_inputs()[0].name
-        self._order = self._match_outputs(model)
+        self.order = self._match_outputs(model)
+
+    @classmethod
+    def from_file(
+        cls, onnx_path: str | os.PathLike, order: list[int] | None = None, threads: int | None = None
+    ) -> OnnxRunner:
+        """A runner on an exported file without its Keras model: ``order[i]`` is the ONNX output
+        that gives the Keras model's output ``i`` (as found at export time; default: the same)."""
+        runner = cls.__new__(cls)
+        runner._tmpdir = None
+        runner.path = Path(onnx_path)
+        runner.session = _session(runner.path, threads)
+        runner._input = runner.session.get_inputs()[0].name
+        runner.reorder(list(range(len(runner.session.get_outputs()))) if order is None else order)
+        return runner
+
+    def reorder(self, order: list[int]) -> None:
+        """Set which ONNX output gives each Keras output (``ValueError`` if it cannot be)."""
+        outputs = len(self.session.get_outputs())
+        if len(set(order)) != len(order) or not all(0 <= j < outputs for j in order):
+            raise ValueError(f"{self.path}: output order {order} does not fit its {outputs} outputs")
+        self.order = list(order)
+
+    @property
+    def metadata(self) -> dict[str, str]:
+        """The file's ``metadata_props``."""
+        return dict(self.session.get_modelmeta().custom_metadata_map)
+
+    @property
+    def input_shape(self) -> list[int | None]:
+        """(rows, cols, planes) the file takes; None where open."""
+        return [_dim(d) for d in self.session.get_inputs()[0].shape[1:]]
+
+    @property
+    def output_sizes(self) -> list[int | None]:
+        """The last dimension of each output, in the Keras model's order (None where open)."""
+        outputs = self.session.get_outputs()
+        return [_dim(outputs[j].shape[-1]) for j in self.order]
 
     def _match_outputs(self, model: keras.Model) -> list[int]:
         """Map Keras outputs to ONNX outputs by running both on one sample (checks the export too)."""
@@ -170,7 +251,7 @@ class OnnxRunner:
 
     def __call__(self, x: np.ndarray) -> list[np.ndarray]:
         out = self.session.run(None, {self._input: np.ascontiguousarray(x, dtype=np.float32)})
-        return [out[j] for j in self._order]
+        return [out[j] for j in self.order]
 
 
 def make_runner(

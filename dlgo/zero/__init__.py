@@ -5,7 +5,8 @@
   finished games, tree reuse, root noise, early stop; ``SearchStatistics`` for training.
 - ``agent``: ``ZeroAgent``, the SearchAgent the GTP engine and self-play use.
 
-Importing this package loads no Keras or TensorFlow; ``ZeroAgent.from_model`` does.
+Importing this package loads no Keras or TensorFlow; ``ZeroAgent.from_model`` does unless an ONNX
+export of the model is cached (``dlgo.nn.onnx_cache``).
 """
 
 from dlgo.zero.agent import ZeroAgent, default_temperature_moves

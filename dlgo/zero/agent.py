@@ -98,7 +98,7 @@ class ZeroAgent(SearchAgent):
         from dlgo.nn import BatchEvaluator, load_model
 
         if isinstance(model, str | os.PathLike):
-            loaded = load_model(model, heads=["policy", "value"], board_size=board_size)
+            loaded = load_model(model, heads=["policy", "value"], board_size=board_size, lazy=True)
         else:
             loaded = model
         if loaded.card.encoder != "zero":
