@@ -160,7 +160,8 @@ def test_engine_names_the_key_of_a_bad_model_in_a_config_file(tmp_path):
         f'agent = "zero"\n[zero]\nmodel = "{good}"\n[size.13]\nagent = "predict"\n[size.13.predict]\nmodel = "{cut}"\n'
     )
     _one_line_exit_2(_engine("--config", str(config)), str(config), "size.13.predict.model", "truncated")
-    _one_line_exit_2(_engine("--set", "agent=alphago"), "defaults", "alphago.policy_model is not set")
+    # Without --config the engine plays configs/default.toml: alphago plays the sizes it leaves.
+    _one_line_exit_2(_engine("--set", "agent=alphago"), "configs/default.toml", "alphago.policy_model is not set")
 
 
 def test_engine_starts_when_every_model_is_good(tmp_path):
