@@ -105,12 +105,14 @@ def _copy_model(src: Path, dst: Path) -> None:
 
 
 def _export_onnx(path: Path) -> None:
-    """The ONNX export next to the model, once, so workers need not each export it."""
+    """The ONNX export next to the model, once, so workers need not each export it: stamped with
+    the model's hash (``dlgo.nn.onnx_cache``), so they load it without Keras or TensorFlow."""
     from dlgo.nn import load_model
-    from dlgo.nn.runners import export_onnx
+    from dlgo.nn.onnx_cache import onnx_runner
 
     try:
-        export_onnx(load_model(path).model, path.with_suffix(".onnx"))
+        if onnx_runner(load_model(path)) is None:
+            print(f"zero-loop: no ONNX export of {path}", file=sys.stderr)
     except Exception as e:  # workers fall back on exporting or compiling themselves
         print(f"zero-loop: no ONNX export of {path} ({e})", file=sys.stderr)
 
