@@ -145,6 +145,7 @@ class _Build:
         self.agent: Agent | None = None
         self.error: str | None = None
         self.overhead: float | None = None  # seconds of a short search, measured at warm-up
+        self.urgent = False  # a move or boardsize needs it: built even while a move is searched
 
     def result(self) -> Agent:
         """The agent (the build must be done); ``GtpError`` if it failed."""
@@ -188,6 +189,7 @@ class AgentPool:
     second to several seconds and is never charged to a move: ``preload`` queues the agents of
     every board size the config names at start-up, ``request`` puts the board in play first,
     and a move waits for its agent only as long as its budget allows (``Engine._generate``).
+    Builds nobody waits for yet pause while a move is searched (``idle``).
     """
 
     def __init__(self, config: Config, warm_up: bool = True) -> None:
@@ -197,6 +199,9 @@ class AgentPool:
         self._queue: deque[_Build] = deque()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        # Cleared while a move is searched: builds nobody waits for yet do not compete with it.
+        self.idle = threading.Event()
+        self.idle.set()
 
     @property
     def _agents(self) -> dict[tuple, Agent]:
@@ -228,6 +233,7 @@ class AgentPool:
                 build = self._builds[key] = _Build(name, params, rows, cols)
                 self._queue.append(build)
             if first and build in self._queue:
+                build.urgent = True
                 self._queue.remove(build)
                 self._queue.appendleft(build)
         if first:
@@ -265,7 +271,11 @@ class AgentPool:
                 if not self._queue:
                     self._thread = None
                     return
-                build = self._queue.popleft()
+                waits = not self._queue[0].urgent and not self.idle.is_set()
+                build = None if waits else self._queue.popleft()
+            if build is None:
+                self.idle.wait(0.1)  # then look again: a move may need a build first
+                continue
             self._build(build)
 
     def _build(self, build: _Build) -> None:
@@ -924,12 +934,14 @@ class Engine:
 
         worker = _Worker(work)
         self._stop = stop
+        self.agents.idle.clear()
         try:
             worker.start()
             assert self.channel is not None
             self.channel.watch(worker, self._interrupt)
         finally:
             self._stop = None
+            self.agents.idle.set()
         choice: MoveChoice = worker.outcome()
         self._searched = time.monotonic()
         elapsed = self._searched - started

@@ -135,6 +135,35 @@ def test_the_agents_of_every_configured_size_are_built_at_start_up(monkeypatch) 
         eng.close()
 
 
+def test_builds_nobody_waits_for_pause_while_a_move_is_searched(monkeypatch) -> None:
+    """The 9x9 move searches alone; the agent of the other sizes is built after it."""
+    recorder = BudgetRecorder()
+    events: list[tuple[str, float]] = []
+
+    def build_nine(params, size):
+        time.sleep(0.3)
+        return recorder
+
+    def build_other(params, size):
+        events.append(("other built", time.monotonic()))
+        return BudgetRecorder()
+
+    _register(monkeypatch, "nine", build_nine)
+    _register(monkeypatch, "other", build_other)
+    eng = InProcessEngine("agent=other", "size.9.agent=nine", "engine.board_size=9", "time.lag_buffer=0.5", config=None)
+    try:
+        eng.ok("time_settings 0 2 1")
+        eng.ok("genmove b")
+        searched = time.monotonic()
+        assert recorder.remaining, "the 9x9 agent played"
+        deadline = time.monotonic() + 30
+        while not events and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert events and events[0][1] >= searched - 0.05, "the other agent was built during the search"
+    finally:
+        eng.close()
+
+
 def _run_lines(eng: InProcessEngine, lines: list[str], answers: int, timeout: float = 60.0) -> list[str]:
     """Send every line at once (a pipe, a GUI sending ahead) to the engine's main loop."""
     runner = threading.Thread(target=eng.engine.run, daemon=True)
