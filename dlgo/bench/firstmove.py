@@ -6,6 +6,8 @@ gtp2ogs starting a game); the figure is the time from sending them to the answer
 controller's clock ran all along). "cold": the config and its model files copied into a new
 folder with an empty user cache, so the ONNX export is made in that process; "warm": a second
 process on the same copy, the export cached. Compiled (numba) kernels are cached as installed.
+``startup_seconds``: from the process start to the engine reading commands (Python, imports and
+start-up checks; the first move's clock runs through it).
 
 ``overhead``: once the agents are built, ``genmove`` after ``genmove`` with ``time_settings 0
 PERIOD 1`` and ``time.lag_buffer=0``: each answer's time past the period is what the engine
@@ -38,6 +40,7 @@ class _Engine:
             cmd += ["--set", s]
         self.stderr = tempfile.TemporaryFile()
         self.started = time.monotonic()
+        self.started_wall = time.time()
         self.proc = subprocess.Popen(
             cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr
         )
@@ -122,6 +125,11 @@ def _first_move(config: Path, env: dict[str, str], size: int, period: float) -> 
         seconds = time.monotonic() - sent
         eng.send("gomill-explain_last_move")
         explain = eng.answer()
+        up = None  # when the engine logged that it reads commands, from the process start
+        for line in eng.log().splitlines():
+            if " INFO gtp_engine: ready" in line:
+                stamp = time.mktime(time.strptime(line[:19], "%Y-%m-%d %H:%M:%S")) + int(line[20:23]) / 1000
+                up = round(stamp - eng.started_wall, 3)
         ready = None
         deadline = time.monotonic() + 120
         while ready is None and time.monotonic() < deadline:  # when the agent was built
@@ -133,6 +141,7 @@ def _first_move(config: Path, env: dict[str, str], size: int, period: float) -> 
         return {
             "period": period,
             "answer_seconds": round(seconds, 3),
+            "startup_seconds": up,
             "in_time": seconds < period,
             "move": move,
             "quick_move": "quick move" in explain,
