@@ -4,12 +4,18 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-if ! command -v gnugo >/dev/null 2>&1 && [ ! -x /usr/games/gnugo ]; then
-    echo "installing GNU Go (Debian package gnugo)" >&2
-    sudo_cmd=""
+# Debian packages the tests drive as real programs, installed only when missing: GNU Go (the
+# referee; required) and Lizzie 0.7.4 (its own analysis parser; its tests skip without it).
+apt_install() {
+    local sudo_cmd=""
     if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
+    echo "installing Debian packages: $*" >&2
     $sudo_cmd apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq gnugo >&2
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "$@" >&2
+}
+if ! command -v gnugo >/dev/null 2>&1 && [ ! -x /usr/games/gnugo ]; then apt_install gnugo; fi
+if [ ! -f /usr/share/java/lizzie.jar ]; then
+    apt_install liblizzie-java || echo "warning: liblizzie-java not installed; the Lizzie tests skip" >&2
 fi
 export PATH="$PATH:/usr/games"
 scripts/setup_env.sh test
