@@ -168,6 +168,12 @@ def test_shipped_training_config_loads_and_bad_keys_name_the_file(tmp_path):
     config = load_loop_config(ROOT / "configs" / "zero-train-9x9.toml")
     assert config.selfplay.board_size == 9 and config.gating.games == 40 and config.anchor.level == 10
     assert config.resolve(config.loop.init_model).is_file()
+    # The continuation config differs only where a new machine's run starts from what is committed.
+    cont = load_loop_config(ROOT / "configs" / "zero-train-9x9-continue.toml")
+    assert cont.resolve(cont.loop.init_model) == (ROOT / "weights" / "zero-9x9.keras").resolve()
+    assert cont.resolve(cont.loop.out) != config.resolve(config.loop.out)
+    assert cont.selfplay.resign_threshold > config.selfplay.resign_threshold
+    assert (cont.train, cont.gating, cont.anchor) == (config.train, config.gating, config.anchor)
     bad = tmp_path / "bad.toml"
     bad.write_text("[selfplay]\nfull_visit = 3\n")
     with pytest.raises(LoopConfigError, match=r"bad\.toml.*selfplay\.full_visit"):
