@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from gnugo import GnuGo, find_gnugo
+from gtp_client import InProcessEngine
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +18,12 @@ def gnugo():
     engine = GnuGo(path)
     yield engine
     engine.close()
+
+
+@pytest.fixture
+def eng(request: pytest.FixtureRequest) -> Iterator[InProcessEngine]:
+    """An in-process engine on 9x9 with the test module's ``FAST`` settings (``--set`` lines)."""
+    e = InProcessEngine(*getattr(request.module, "FAST", ()))
+    e.ok("boardsize 9")
+    yield e
+    e.close()

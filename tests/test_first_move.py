@@ -14,38 +14,29 @@ import time
 
 import pytest
 from gtp_client import InProcessEngine
+from scripted_agent import ScriptedSearch
 
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Point
-from dlgo.search import CandidateInfo, SearchAgent, SearchBudget, SearchResult
+from dlgo.search import SearchResult
 from gtp_engine import agents
 from gtp_engine.channel import Line
 
 
-class BudgetRecorder(SearchAgent):
+class BudgetRecorder(ScriptedSearch):
     """Records how much time each search was given, then thinks until the deadline (as a real
     search does) and plays the first legal point."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.remaining: list[float] = []
-
-    def select_move(self, game_state: GameState) -> Move:
-        return self.search(game_state, SearchBudget()).candidates[0].move
 
     def search(self, game_state, budget, on_progress=None, progress_interval=0.5) -> SearchResult:
         if budget.deadline is not None:
             self.remaining.append(budget.deadline - time.monotonic())
             while not budget.exhausted(0):
                 time.sleep(0.005)
-        board = game_state.board
-        move = next(
-            Move.play(Point(r, c))
-            for r in range(1, board.num_rows + 1)
-            for c in range(1, board.num_cols + 1)
-            if game_state.is_valid_move(Move.play(Point(r, c)))
-        )
-        cand = CandidateInfo(move=move, visits=500, winrate=0.5)
-        return SearchResult([cand], visits=500, winrate=0.5, elapsed=0.0)
+        return super().search(game_state, budget, on_progress, progress_interval)
 
 
 def _register(monkeypatch: pytest.MonkeyPatch, name: str, build) -> None:

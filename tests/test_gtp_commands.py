@@ -4,7 +4,6 @@ never changes the board."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from gtp_client import InProcessEngine
@@ -16,14 +15,6 @@ from gtp_engine import agents
 from gtp_engine.protocol import format_move
 
 FAST = ("mcts.rounds=300", "time.default_seconds=0", "analysis.visits=300")
-
-
-@pytest.fixture
-def eng() -> Iterator[InProcessEngine]:
-    e = InProcessEngine(*FAST)
-    e.ok("boardsize 9")
-    yield e
-    e.close()
 
 
 def fails_unchanged(eng: InProcessEngine, line: str, message: str) -> None:

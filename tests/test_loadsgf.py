@@ -5,7 +5,6 @@ read. GNU Go's ``loadsgf`` is the referee for the resulting positions."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -63,14 +62,6 @@ EXPECTED = {
     "both_colours": ("white", {"C7": "black", "G3": "white", "D6": "black"}),
     "occupied_point": ("black", {"C7": "black", "G3": "white"}),
 }
-
-
-@pytest.fixture
-def eng() -> Iterator[InProcessEngine]:
-    e = InProcessEngine(*FAST)
-    e.ok("boardsize 9")
-    yield e
-    e.close()
 
 
 def our_stones(eng: InProcessEngine) -> dict[str, str]:
