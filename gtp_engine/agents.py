@@ -4,7 +4,7 @@ Adding an agent is one ``register(AgentType(...))`` call: its name (the config v
 ``agent``), its parameter schema (the keys of its ``[name]`` config table), a ``build`` function
 and whether it searches (then the engine runs analysis with it). Builders import their heavy
 modules inside the function: the engine calls them in a background thread from start-up
-(``engine.AgentPool``), never in a move's time.
+(``agent_pool.AgentPool``), never in a move's time.
 
 ``predict``, ``zero`` and ``alphago`` load their networks when the agent is built; the engine
 checks every model file its config names at start-up (``config.check_model_files``), so a

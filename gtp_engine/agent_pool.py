@@ -1,0 +1,213 @@
+"""The engine's agents, built in the background and kept: ``AgentPool``, and ``Overhead``,
+the engine's own measured time per move.
+
+Building an agent (ONNX Runtime, compiled kernels, the network's first answer) is never charged
+to a move: the pool builds every board size's agent from start-up, one at a time, and pauses
+builds nobody waits for while a move is searched.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from dlgo.agent.base import Agent
+from dlgo.goboard import GameState
+from dlgo.search import SearchAgent, SearchBudget
+from gtp_engine import agents
+from gtp_engine.config import Config
+from gtp_engine.protocol import UNACCEPTABLE_SIZE, GtpError
+from gtp_engine.scoring import count
+
+__all__ = ["AgentBuild", "AgentPool", "Overhead"]
+
+log = logging.getLogger(__name__)
+
+
+class Overhead:
+    """The engine's own time per move after its search stops (the batch in flight, the move
+    decision, the answer), measured on the last moves whose search ran to its deadline. The
+    search of a move stops this much before the move's deadline (at most a quarter of the
+    move's time: one stall on a busy machine must not starve the moves after it)."""
+
+    def __init__(self, keep: int = 8) -> None:
+        self._last: deque[float] = deque(maxlen=keep)
+
+    def record(self, seconds: float) -> None:
+        self._last.append(seconds)
+
+    def estimate(self, floor: float, prior: float | None = None) -> float:
+        """The upper quartile of the last measures (the largest of few), at least ``floor``
+        (``time.move_overhead``); before any, ``prior`` (measured at the agent's warm-up)."""
+        if not self._last:
+            return max(floor, prior or 0.0)
+        last = sorted(self._last)
+        return max(floor, last[(3 * len(last)) // 4] if len(last) >= 4 else last[-1])
+
+
+class AgentBuild:
+    """One agent, built once in the background; moves wait on ``done``."""
+
+    def __init__(self, name: str, params: dict[str, Any], rows: int, cols: int) -> None:
+        self.name = name
+        self.params = params
+        self.rows = rows
+        self.cols = cols
+        self.done = threading.Event()
+        self.agent: Agent | None = None
+        self.error: str | None = None
+        self.overhead: float | None = None  # seconds of a short search, measured at warm-up
+        self.urgent = False  # a move or boardsize needs it: built even while a move is searched
+
+    def result(self) -> Agent:
+        """The agent (the build must be done); ``GtpError`` if it failed."""
+        if self.error is not None:
+            raise GtpError(self.error)
+        assert self.agent is not None
+        return self.agent
+
+
+WARM_UP_VISITS = 16  # one network batch: every compiled kernel and the ONNX session run once
+
+
+def _warm_up(agent: Agent, rows: int, cols: int) -> float | None:
+    """Run the agent on an empty board, so that numba's kernels are compiled (or loaded from
+    their cache) and the network has answered before a move needs them. Returns how long a
+    second short search took (searching agents): a first measure of what stopping a search
+    costs (a batch in flight), before any move has measured it."""
+    state = GameState.new_game((rows, cols))
+    seconds = None
+    if isinstance(agent, SearchAgent):
+        agent.search(state, SearchBudget(max_visits=WARM_UP_VISITS, max_seconds=10.0))
+        started = time.monotonic()
+        agent.search(state, SearchBudget(max_visits=2 * WARM_UP_VISITS, max_seconds=10.0))
+        seconds = time.monotonic() - started
+        clear = getattr(agent, "clear_tree", None)
+        if callable(clear):
+            clear()
+    else:
+        agent.select_move(state)
+    count(state, 10)  # the dead-stone estimate behind pass decisions and scoring
+    return seconds
+
+
+class AgentPool:
+    """Builds the agents in a background thread, one at a time, and keeps them.
+
+    Building an agent (TensorFlow or ONNX Runtime, compiled kernels) takes from a fraction of a
+    second to several seconds and is never charged to a move: ``preload`` queues the agents of
+    every board size the config names at start-up, ``request`` puts the board in play first,
+    and a move waits for its agent only as long as its budget allows (``Engine._generate``).
+    Builds nobody waits for yet pause while a move is searched (``idle``).
+    """
+
+    def __init__(self, config: Config, warm_up: bool = True) -> None:
+        self.config = config
+        self.warm_up = warm_up
+        self._builds: dict[tuple, AgentBuild] = {}
+        self._queue: deque[AgentBuild] = deque()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        # Cleared while a move is searched: builds nobody waits for yet do not compete with it.
+        self.idle = threading.Event()
+        self.idle.set()
+
+    @property
+    def _agents(self) -> dict[tuple, Agent]:
+        """The agents built so far."""
+        return {k: b.agent for k, b in list(self._builds.items()) if b.agent is not None}
+
+    def resolve(self, rows: int, cols: int) -> tuple[str, dict[str, Any]] | None:
+        """The agent name and parameters that play this board, or None if none can."""
+        if rows == cols:
+            return self.config.agent_for_size(rows)
+        name = self.config.agent_name()
+        params = self.config.section(name)
+        return (name, params) if agents.get(name).supports_size(params, rows) else None
+
+    def request(self, rows: int, cols: int, first: bool = True) -> tuple[agents.AgentType, dict[str, Any], AgentBuild]:
+        """The agent type, parameters and build for this board; the build is queued (``first``:
+        ahead of the others) unless it is done or under way. Returns at once."""
+        spec = self.resolve(rows, cols)
+        if spec is None:
+            raise GtpError(UNACCEPTABLE_SIZE)
+        name, params = spec
+        agent_type = agents.get(name)
+        if agent_type.build is None:
+            raise GtpError(agent_type.unavailable or f"agent '{name}' is not available")
+        key = (name, tuple(sorted(params.items())))
+        with self._lock:
+            build = self._builds.get(key)
+            if build is None:
+                build = self._builds[key] = AgentBuild(name, params, rows, cols)
+                self._queue.append(build)
+            if first and build in self._queue:
+                build.urgent = True
+                self._queue.remove(build)
+                self._queue.appendleft(build)
+        if first:
+            self.start()
+        return agent_type, params, build
+
+    def start(self) -> None:
+        """Build what is queued, in the background (no-op when under way or nothing is)."""
+        with self._lock:
+            if self._queue and self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="agent-build", daemon=True)
+                self._thread.start()
+
+    def get(self, rows: int, cols: int) -> tuple[agents.AgentType, dict[str, Any], Agent]:
+        """The agent for this board, waiting for its build as long as it takes."""
+        agent_type, params, build = self.request(rows, cols)
+        build.done.wait()
+        return agent_type, params, build.result()
+
+    def preload(self, sizes: list[int], delay: float = 0.1) -> None:
+        """Queue the agents of these board sizes (the first first) and start building them after
+        ``delay`` seconds: the controller's first commands (``boardsize``) put theirs first."""
+        for size in sizes:
+            try:
+                self.request(size, size, first=False)
+            except GtpError as e:
+                log.info("no agent to build for %dx%d: %s", size, size, e)
+        timer = threading.Timer(delay, self.start)
+        timer.daemon = True
+        timer.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if not self._queue:
+                    self._thread = None
+                    return
+                waits = not self._queue[0].urgent and not self.idle.is_set()
+                build = None if waits else self._queue.popleft()
+            if build is None:
+                self.idle.wait(0.1)  # then look again: a move may need a build first
+                continue
+            self._build(build)
+
+    def _build(self, build: AgentBuild) -> None:
+        agent_type = agents.get(build.name)
+        started = time.monotonic()
+        try:
+            assert agent_type.build is not None
+            params = agents.resolve_paths(agent_type, build.params, self.config.resolve_path)
+            agent = agent_type.build(params, build.rows)
+            if self.warm_up:
+                build.overhead = _warm_up(agent, build.rows, build.cols)
+        except Exception as e:
+            if isinstance(e, agents.AgentUnavailable | ValueError):  # a clear message: no traceback
+                log.warning("building agent %s failed: %s", build.name, e)
+            else:
+                log.exception("building agent %s failed", build.name)
+            build.error = f"cannot build agent '{build.name}': {e}"
+        else:
+            build.agent = agent
+            log.info(
+                "agent %s for %dx%d ready in %.2f s", build.name, build.rows, build.cols, time.monotonic() - started
+            )
+        build.done.set()
