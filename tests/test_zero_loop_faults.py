@@ -84,16 +84,23 @@ def test_pool_workers_and_resource_tracker_end_when_the_parent_is_killed(tmp_pat
     kids: list[int] = []
     try:
         worker = int(parent.stdout.readline())
-        kids = list(_children(parent.pid))
+        _kill_9_and_check_children_end(parent, kids, "the parent")
         assert worker in kids
-        assert any("resource_tracker" in cmd for cmd in _children(parent.pid).values())
-        parent.kill()
-        parent.wait()
-        left = _wait_gone(kids)
-        assert not left, f"still running after the parent's kill -9: {left}"
     finally:
         parent.kill()
         _kill_leftovers(kids)
+
+
+def _kill_9_and_check_children_end(proc: subprocess.Popen, kids: list[int], who: str) -> None:
+    """Record ``proc``'s children in ``kids`` (for clean-up), check the resource tracker is among
+    them, kill -9 ``proc`` and check every child ends."""
+    children = _children(proc.pid)
+    kids.extend(children)
+    assert any("resource_tracker" in cmd for cmd in children.values())
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    left = _wait_gone(kids)
+    assert not left, f"still running after {who}'s kill -9: {left}"
 
 
 def _write_state(out: Path, seconds: float, clock: dict | None, beat: dict | None) -> None:
@@ -195,12 +202,7 @@ def test_kill_9_of_the_loop_ends_its_workers_and_keeps_its_time(tmp_path):
             time.sleep(0.2)
         else:
             pytest.fail(f"the loop never got its workers going (exit {loop.poll()})")
-        kids = list(_children(loop.pid))
-        assert any("resource_tracker" in cmd for cmd in _children(loop.pid).values())
-        loop.send_signal(signal.SIGKILL)
-        loop.wait()
-        left = _wait_gone(kids)
-        assert not left, f"still running after the loop's kill -9: {left}"
+        _kill_9_and_check_children_end(loop, kids, "the loop")
     finally:
         loop.kill()
         _kill_leftovers(kids)
