@@ -380,8 +380,8 @@ def model_files(config: Config) -> list[tuple[str, str]]:
 
 def check_model_files(config: Config) -> None:
     """Every model file the config names exists and looks usable (no Keras import: zip and card
-    checks, ``dlgo.nn.files.check_model_file``); else ``ConfigError`` naming the key and the file."""
-    from dlgo.nn.files import ModelFileError, check_model_file
+    checks, ``dlgo.inference.files.check_model_file``); else ``ConfigError`` naming the key and the file."""
+    from dlgo.inference.files import ModelFileError, check_model_file
 
     source = config.path or "defaults"
     checked: set[str] = set()  # several sizes often share one network: read it once

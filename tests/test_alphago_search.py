@@ -160,8 +160,8 @@ def test_rollout_only_search_finds_the_won_pass():
 def tiny_alphago(tmp_path_factory):
     pytest.importorskip("keras")
     from dlgo.encoders import get_encoder_by_name
+    from dlgo.inference import save_model
     from dlgo.networks.alphago import policy_network, value_network
-    from dlgo.nn import save_model
 
     folder = tmp_path_factory.mktemp("alphago")
     enc_p = get_encoder_by_name("alphago", 9)

@@ -24,7 +24,7 @@ def test_default_config_plays_the_shipped_networks_on_9_13_and_19() -> None:
     """The strongest agent measured for each size: Zero search on the shipped weights."""
     from pathlib import Path
 
-    from dlgo.nn.files import card_of
+    from dlgo.inference.files import card_of
 
     config = load_config(str(ROOT / "configs" / "default.toml"))
     for size in (9, 13, 19):

@@ -15,11 +15,11 @@ keras = pytest.importorskip("keras")
 if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("tf2onnx") is None:
     pytest.skip("onnxruntime or tf2onnx missing", allow_module_level=True)
 
-import dlgo.nn.onnx_cache as onnx_cache  # noqa: E402
+import dlgo.inference.onnx_cache as onnx_cache  # noqa: E402
 from dlgo.encoders import get_encoder_by_name  # noqa: E402
 from dlgo.goboard import GameState  # noqa: E402
+from dlgo.inference import BatchEvaluator, load_model, save_model  # noqa: E402
 from dlgo.networks.zero import zero_model  # noqa: E402
-from dlgo.nn import BatchEvaluator, load_model, save_model  # noqa: E402
 
 # Keras' own model.save trips a NumPy 2 deprecation inside TensorFlow; not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
@@ -49,7 +49,7 @@ def test_a_player_process_never_imports_tensorflow(model) -> None:
     Runtime: the first time the export is made in a child process and kept beside the model,
     then it is reused. Keras and TensorFlow are never imported by the player."""
     script = (
-        "import sys; from dlgo.nn import BatchEvaluator, load_model; from dlgo.goboard import GameState\n"
+        "import sys; from dlgo.inference import BatchEvaluator, load_model; from dlgo.goboard import GameState\n"
         f"ev = BatchEvaluator(load_model({str(model)!r}, lazy=True), cache_size=0)\n"
         "p, v = ev.evaluate([GameState.new_game(9)])\n"
         "print(ev.runner.name, ev.runner.path, float(v[0]), 'tensorflow' in sys.modules, 'keras' in sys.modules)\n"
@@ -94,7 +94,7 @@ def test_a_changed_model_is_exported_again(model) -> None:
 
 def test_an_unstamped_export_is_checked_and_stamped(model) -> None:
     """Exports written by older code or dlgo.zero.loop carry no hash: checked against Keras once."""
-    from dlgo.nn.runners import export_onnx
+    from dlgo.inference.runners import export_onnx
 
     export_onnx(load_model(model).model, model.with_suffix(".onnx"))
     assert onnx_cache.open_cached(load_model(model, lazy=True)) is None

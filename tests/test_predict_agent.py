@@ -120,8 +120,8 @@ def test_never_resigns_and_ignores_the_pass_output() -> None:
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
     pytest.importorskip("keras")
+    from dlgo.inference import save_model
     from dlgo.networks.zero import zero_model
-    from dlgo.nn import save_model
 
     folder = tmp_path_factory.mktemp("predict")
     path = folder / "tiny.keras"
@@ -144,8 +144,8 @@ def test_load_prediction_agent_plays_any_size(tiny_model) -> None:
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_size_specific_model_refuses_other_sizes(tmp_path) -> None:
     pytest.importorskip("keras")
+    from dlgo.inference import ModelFileError, save_model
     from dlgo.networks.zero import zero_model
-    from dlgo.nn import ModelFileError, save_model
 
     path = tmp_path / "fixed.keras"
     save_model(zero_model(16, blocks=1, filters=4, board_size=9), path, get_encoder_by_name("zero", 9), [9])

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dlgo.nn.files import ModelFileError, check_model_file, load_model
+from dlgo.inference.files import ModelFileError, check_model_file, load_model
 from gtp_engine.config import load_config, model_files
 
 ROOT = Path(__file__).resolve().parent.parent

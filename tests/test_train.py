@@ -20,7 +20,7 @@ from dlgo.data import Split  # noqa: E402
 from dlgo.encoders import get_encoder_by_name  # noqa: E402
 from dlgo.evaluate.__main__ import main as evaluate_main  # noqa: E402
 from dlgo.evaluate.policy import evaluate_policy, score_batch  # noqa: E402
-from dlgo.nn import load_model, read_card, save_model  # noqa: E402
+from dlgo.inference import load_model, read_card, save_model  # noqa: E402
 from dlgo.train.__main__ import main as train_main  # noqa: E402
 from dlgo.train.schedule import WarmupSchedule, lr_at  # noqa: E402
 from dlgo.train.supervised import SupervisedConfig, TrainingError, _warm_start  # noqa: E402
@@ -237,7 +237,7 @@ def test_evaluate_a_trained_run_on_archives(one_epoch, archives) -> None:
 
 def test_symmetry_average_maps_every_answer_back() -> None:
     from dlgo.encoders import symmetry
-    from dlgo.nn.evaluator import symmetry_average as averaged_outputs
+    from dlgo.inference.evaluator import symmetry_average as averaged_outputs
 
     rng = np.random.default_rng(3)
     x = rng.random((5, 9, 9, 16)).astype(np.float32)

@@ -1,4 +1,4 @@
-"""Zero search (dlgo.zero): PUCT arithmetic, signs, finished games, tree reuse, noise, batching,
+"""PUCT search (dlgo.search) and the Zero agent (dlgo.zero): PUCT arithmetic, signs, finished games,
 budgets, and analysis through the GTP engine on a tiny network."""
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ import pytest
 
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
-from dlgo.search import SearchBudget
-from dlgo.zero import (
+from dlgo.search import (
     PUCTSearch,
+    SearchBudget,
     SearchSettings,
-    ZeroAgent,
     ZeroTreeNode,
     dirichlet_alpha,
     puct_scores,
     terminal_value,
     visit_distribution,
 )
+from dlgo.zero import ZeroAgent
 
 # --- fake evaluators: deterministic priors and values ---------------------------------------------
 
@@ -350,8 +350,8 @@ def tiny_model(tmp_path_factory):
     """A tiny untrained Zero network with its card (TensorFlow is slow to start: built once)."""
     pytest.importorskip("keras")
     from dlgo.encoders import get_encoder_by_name
+    from dlgo.inference import save_model
     from dlgo.networks.zero import zero_model
-    from dlgo.nn import save_model
 
     encoder = get_encoder_by_name("zero", 9)
     path = tmp_path_factory.mktemp("zero") / "tiny.keras"

@@ -11,9 +11,9 @@ eyes is played. When none is, the agent passes. It never resigns (the engine dec
 A pass output of the network (Zero networks have one) is not sampled: like the book's agent this
 one passes only when nothing else is sensible.
 
-The network runs through ``dlgo.nn.BatchEvaluator`` (ONNX Runtime or a compiled function, with a
+The network runs through ``dlgo.inference.BatchEvaluator`` (ONNX Runtime or a compiled function, with a
 position cache), never ``model.predict`` per position. Models are ``.keras`` files with their
-model card (``dlgo.nn.save_model``) instead of the book's HDF5 groups.
+model card (``dlgo.inference.save_model``) instead of the book's HDF5 groups.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from dlgo.goboard import GameState, Move
 if TYPE_CHECKING:
     import keras
 
-    from dlgo.nn import BatchEvaluator, LoadedModel
+    from dlgo.inference import BatchEvaluator, LoadedModel
 
 __all__ = ["DeepLearningAgent", "load_prediction_agent", "move_probabilities", "CLIP"]
 
@@ -69,7 +69,7 @@ class DeepLearningAgent(Agent):
         if evaluator is None:
             if model is None:
                 raise ValueError("give a model or an evaluator")
-            from dlgo.nn import BatchEvaluator
+            from dlgo.inference import BatchEvaluator
 
             evaluator = BatchEvaluator(
                 model, encoder, backend=backend, threads=threads, cache_size=4096, symmetry_mode=symmetry
@@ -117,7 +117,7 @@ class DeepLearningAgent(Agent):
 
     def serialize(self, path: str | os.PathLike, **card_fields: Any) -> None:
         """Save the network and its card (the book wrote an HDF5 file with the encoder)."""
-        from dlgo.nn import save_model
+        from dlgo.inference import save_model
 
         loaded = self.evaluator.loaded
         if loaded is not None:
@@ -126,7 +126,7 @@ class DeepLearningAgent(Agent):
             return
         encoder = next(iter(self.evaluator._encoders.values()), None)
         if encoder is None:
-            raise ValueError("no encoder known yet: play a move first or save the model with dlgo.nn.save_model")
+            raise ValueError("no encoder known yet: play a move first or save the model with dlgo.inference.save_model")
         save_model(self.evaluator.model, path, encoder, **card_fields)
 
 
@@ -140,8 +140,8 @@ def load_prediction_agent(
     symmetry: str | int = "identity",
 ) -> DeepLearningAgent:
     """A ``DeepLearningAgent`` from a model file; ``board_size`` is checked against the model
-    (a size-independent network plays any size). ``dlgo.nn.ModelFileError`` says what is wrong."""
-    from dlgo.nn import load_model
+    (a size-independent network plays any size). ``dlgo.inference.ModelFileError`` says what is wrong."""
+    from dlgo.inference import load_model
 
     loaded = load_model(path, board_size=board_size, heads=["policy"], lazy=True)
     return DeepLearningAgent(loaded, backend=backend, seed=seed, threads=threads, symmetry=symmetry)

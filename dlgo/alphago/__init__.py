@@ -2,7 +2,7 @@
 
 - ``rollout``: compiled rollouts with a capture/atari-escape preference.
 - ``evaluator``: ``AlphaGoEvaluator``, leaf value ``lambda * value_net + (1 - lambda) * rollout``.
-- ``agent``: ``AlphaGoMCTS``, the SearchAgent (PUCT tree shared with ``dlgo.zero``).
+- ``agent``: ``AlphaGoMCTS``, the SearchAgent (the PUCT search of ``dlgo.search``).
 
 Importing this package loads no Keras or TensorFlow; ``AlphaGoMCTS.from_models`` does.
 """

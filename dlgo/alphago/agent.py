@@ -3,7 +3,7 @@
     agent = AlphaGoMCTS.from_models("weights/alphago-policy-19x19.keras",
                                     "weights/alphago-value-19x19.keras", num_simulations=800)
 
-The tree is the Zero search's (``dlgo.zero.PUCTSearch``): selection by ``Q + u`` with
+The tree is the search wing's (``dlgo.search.PUCTSearch``): selection by ``Q + u`` with
 ``u = c_u * P * sqrt(N) / (1 + n)`` (book c_u 5), Q the running mean of the leaf values
 (``W / n``), values negated at every ply, one new leaf per simulation (the book's code walked a
 fixed depth of 50 and expanded every node on the way), the most visited move, and the subtree of
@@ -17,12 +17,12 @@ from __future__ import annotations
 import os
 
 from dlgo.alphago.evaluator import AlphaGoEvaluator
-from dlgo.zero.agent import ZeroAgent
+from dlgo.search.agent import PUCTAgent
 
 __all__ = ["AlphaGoMCTS"]
 
 
-class AlphaGoMCTS(ZeroAgent):
+class AlphaGoMCTS(PUCTAgent):
     """AlphaGo-style search on an ``AlphaGoEvaluator``; competitive play only (no noise)."""
 
     def __init__(
@@ -73,7 +73,7 @@ class AlphaGoMCTS(ZeroAgent):
     ) -> AlphaGoMCTS:
         """An agent on saved networks: the (strong) policy network for priors and, unless
         ``value_model`` is None, the value network; random symmetry and a cache for both."""
-        from dlgo.nn import BatchEvaluator, load_model
+        from dlgo.inference import BatchEvaluator, load_model
 
         def evaluator(path, head):
             loaded = load_model(path, heads=[head], board_size=board_size, lazy=True)

@@ -37,7 +37,7 @@ class ValueSource(Protocol):
 class AlphaGoEvaluator:
     """``evaluate(states) -> (priors [n, N*N + 1], values [n])`` for ``PUCTSearch``.
 
-    ``policy``/``value``: ``dlgo.nn.BatchEvaluator`` objects (or anything with ``policy`` /
+    ``policy``/``value``: ``dlgo.inference.BatchEvaluator`` objects (or anything with ``policy`` /
     ``value``); ``value=None`` or ``lambda_value=0`` means rollouts only, ``lambda_value=1`` no
     rollouts. ``rollout_limit``: moves per rollout before it counts as undecided (None: to the end).
     """

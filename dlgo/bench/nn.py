@@ -109,8 +109,8 @@ def bench_nn(
     threads: int | None = None,
 ) -> dict[str, Any]:
     from dlgo.encoders import get_encoder_by_name
-    from dlgo.nn import BatchEvaluator, load_model
-    from dlgo.nn.runners import make_runner
+    from dlgo.inference import BatchEvaluator, load_model
+    from dlgo.inference.runners import make_runner
 
     t0 = time.perf_counter()
     if model_path:

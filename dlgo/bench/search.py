@@ -37,7 +37,7 @@ __all__ = ["bench_search"]
 
 def _zero_evaluator(model_path, build, blocks, filters, size, backend, threads, seed):
     from dlgo.encoders import get_encoder_by_name
-    from dlgo.nn import BatchEvaluator, load_model
+    from dlgo.inference import BatchEvaluator, load_model
 
     if model_path:
         loaded = load_model(model_path, heads=["policy", "value"])
@@ -57,7 +57,7 @@ def _zero_evaluator(model_path, build, blocks, filters, size, backend, threads, 
 def _alphago_evaluator(policy_path, value_path, filters, size, backend, threads, seed):
     from dlgo.alphago import AlphaGoEvaluator
     from dlgo.encoders import get_encoder_by_name
-    from dlgo.nn import BatchEvaluator, load_model
+    from dlgo.inference import BatchEvaluator, load_model
 
     if policy_path:
         policy = BatchEvaluator(load_model(policy_path, heads=["policy"]), backend=backend, threads=threads)

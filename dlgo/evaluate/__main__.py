@@ -37,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from dlgo.evaluate.policy import evaluate_policy, record_in_card
-    from dlgo.nn import ModelFileError
+    from dlgo.inference import ModelFileError
 
     try:
         result = evaluate_policy(

@@ -5,7 +5,7 @@ first move included, passes when the network has a pass output) the network's po
 with the move played: top-1 and top-5 accuracy and the mean cross-entropy; with a value head also
 the mean squared error of the value against the game result (positions of games decided by
 time, forfeit or void left out, as in training). Positions go through the fast runner of
-``dlgo.nn`` (ONNX Runtime or a compiled function) in batches, never ``model.predict`` per position.
+``dlgo.inference`` (ONNX Runtime or a compiled function) in batches, never ``model.predict`` per position.
 
 ``split="test"`` keeps only the games the train/test split holds out (``dlgo.data.split``), with
 the seed and fraction from the model card when it records them: the honest check of a model
@@ -104,8 +104,8 @@ def evaluate_policy(
     """Score ``model_path`` on the games of ``sgf`` (folders, archives, .sgf files); a JSON-able dict."""
     from tqdm import tqdm
 
-    from dlgo.nn import BatchEvaluator, load_model
-    from dlgo.nn.evaluator import symmetry_average
+    from dlgo.inference import BatchEvaluator, load_model
+    from dlgo.inference.evaluator import symmetry_average
 
     if split not in SPLITS:
         raise ValueError(f"split {split!r}: use one of {', '.join(SPLITS)}")
@@ -188,7 +188,7 @@ def evaluate_policy(
 
 def record_in_card(model_path: str | os.PathLike, result: dict[str, Any], command: str) -> Path:
     """Store ``result`` (and the command that produced it) in the model card's metrics."""
-    from dlgo.nn.card import read_card, write_card
+    from dlgo.inference.card import read_card, write_card
 
     card = read_card(model_path)
     keep = ("games", "positions", "top1", "top5", "policy_loss", "value_mse", "value_positions", "split", "sgf")

@@ -317,7 +317,7 @@ def train_supervised(config: SupervisedConfig, resume: bool = False, progress: b
 
 
 def _warm_start(model, init: str, encoder_name: str) -> None:
-    from dlgo.nn import ModelFileError, load_model
+    from dlgo.inference import ModelFileError, load_model
 
     try:
         source = load_model(init, encoder=encoder_name)
@@ -419,7 +419,7 @@ class _EpochEnd:
                 }
 
             def _export(self, epoch: int, row: dict[str, Any]) -> None:
-                from dlgo.nn import save_model
+                from dlgo.inference import save_model
 
                 clone = keras.models.clone_model(self.model)
                 clone.set_weights(self.model.get_weights())

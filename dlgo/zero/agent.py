@@ -4,12 +4,9 @@
     move = agent.select_move(game_state)                 # most visited move
     result = agent.search(game_state, SearchBudget(max_seconds=1.0))   # for the GTP engine
 
-Competitive mode (the default) plays the most visited move and never adds noise. Self-play
-mode (``self_play=True``) mixes Dirichlet noise into the root priors, samples the first
-``temperature_moves`` moves of a game from the visit counts (temperature 1) and then plays
-greedily; after every search ``last_statistics`` holds the training targets (visit counts over
-the ``N*N + 1`` moves and the root value). Resigning and passing are decisions of the caller
-(the GTP engine's rules, or a self-play loop reading ``last_statistics.root_value``).
+The search itself is ``dlgo.search.PUCTAgent``; this adds the Zero network (``from_model``) and
+AlphaGo Zero's self-play default: the first 30 moves (scaled to the board's area) sampled at
+temperature 1.
 """
 
 from __future__ import annotations
@@ -17,14 +14,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from dlgo.goboard import GameState, Move
-from dlgo.search import ProgressCallback, SearchAgent, SearchBudget, SearchResult
-from dlgo.zero.search import Evaluator, PUCTSearch, SearchSettings, SearchStatistics
+from dlgo.search.agent import PUCTAgent
 
 if TYPE_CHECKING:
-    from dlgo.nn import LoadedModel
+    from dlgo.inference import LoadedModel
 
 __all__ = ["ZeroAgent", "default_temperature_moves"]
 
@@ -34,51 +27,12 @@ def default_temperature_moves(num_points: int) -> int:
     return max(1, round(30 * num_points / 361))
 
 
-class ZeroAgent(SearchAgent):
-    """PUCT search on an evaluator (``dlgo.nn.BatchEvaluator`` of a Zero network, or a fake).
+class ZeroAgent(PUCTAgent):
+    """PUCT search on a Zero network's ``dlgo.inference.BatchEvaluator`` (or a fake); the
+    parameters are ``PUCTAgent``'s."""
 
-    ``rounds_per_move``: visits of the root per move (tree reuse counts); ``c``: the PUCT
-    constant (book 2.0); ``batch_size``/``virtual_loss``: batched evaluation; ``reuse_tree``:
-    keep the subtree of the moves played; ``early_stop``: stop when the best move cannot be
-    overtaken; ``pipeline``: evaluate a batch in a worker thread while the next is collected;
-    ``max_seconds``: a clock limit for ``select_move``.
-    """
-
-    def __init__(
-        self,
-        evaluator: Evaluator,
-        rounds_per_move: int = 800,
-        c: float = 2.0,
-        *,
-        batch_size: int = 16,
-        virtual_loss: float = 1.0,
-        self_play: bool = False,
-        noise_weight: float = 0.25,
-        dirichlet_alpha: float | None = None,
-        temperature_moves: int | None = None,
-        reuse_tree: bool = True,
-        early_stop: bool = True,
-        pipeline: bool = True,
-        max_seconds: float | None = None,
-        seed: int | None = None,
-    ) -> None:
-        self.evaluator = evaluator
-        self.rounds_per_move = rounds_per_move
-        self.self_play = self_play
-        self.temperature_moves = temperature_moves
-        self.max_seconds = max_seconds
-        settings = SearchSettings(
-            c_puct=c,
-            batch_size=batch_size,
-            virtual_loss=virtual_loss,
-            noise_weight=noise_weight,
-            dirichlet_alpha=dirichlet_alpha,
-            reuse_tree=reuse_tree,
-            early_stop=early_stop,
-            pipeline=pipeline,
-        )
-        self.tree = PUCTSearch(evaluator, settings, np.random.default_rng(seed))
-        self.last_result: SearchResult | None = None
+    def default_temperature_moves(self, num_points: int) -> int:
+        return default_temperature_moves(num_points)
 
     @classmethod
     def from_model(
@@ -95,7 +49,7 @@ class ZeroAgent(SearchAgent):
         """An agent on a saved Zero network (``.keras`` + card with policy and value heads),
         evaluated in a random one of the 8 symmetries with a position cache. ``board_size``: the
         size to play, checked against the model (a fixed-size network plays only its own)."""
-        from dlgo.nn import BatchEvaluator, load_model
+        from dlgo.inference import BatchEvaluator, load_model
 
         if isinstance(model, str | os.PathLike):
             loaded = load_model(model, heads=["policy", "value"], board_size=board_size, lazy=True)
@@ -107,64 +61,3 @@ class ZeroAgent(SearchAgent):
             loaded, backend=backend, cache_size=cache_size, symmetry_mode="random", seed=seed, threads=threads
         )
         return cls(evaluator, seed=seed, **kwargs)
-
-    # --- SearchAgent ------------------------------------------------------------------------------
-    @property
-    def settings(self) -> SearchSettings:
-        return self.tree.settings
-
-    @property
-    def keeps_tree(self) -> bool:
-        """Whether a search from a later position of the game reuses this one's tree (what
-        makes pondering worth it)."""
-        return self.settings.reuse_tree
-
-    def default_budget(self) -> SearchBudget:
-        return SearchBudget(max_visits=self.rounds_per_move, max_seconds=self.max_seconds)
-
-    def search(
-        self,
-        game_state: GameState,
-        budget: SearchBudget,
-        on_progress: ProgressCallback | None = None,
-        progress_interval: float = 0.5,
-    ) -> SearchResult:
-        result = self.tree.search(game_state, budget, on_progress, progress_interval, self_play=self.self_play)
-        self.last_result = result
-        return result
-
-    @property
-    def last_statistics(self) -> SearchStatistics | None:
-        """Training targets of the last search: visit counts over N*N + 1 moves, root value."""
-        return self.tree.last_statistics
-
-    def temperature(self, game_state: GameState) -> float:
-        """1 for the first moves of a self-play game, then 0 (greedy); always 0 in competition."""
-        if not self.self_play:
-            return 0.0
-        board = game_state.board
-        limit = self.temperature_moves
-        if limit is None:
-            limit = default_temperature_moves(board.num_rows * board.num_cols)
-        return 1.0 if game_state.move_number < limit else 0.0
-
-    def select_move(self, game_state: GameState) -> Move:
-        if game_state.is_over():
-            return Move.pass_turn()
-        self.search(game_state, self.default_budget())
-        if self.temperature(game_state) > 0:
-            move = self.tree.sample_move(1.0)
-        else:
-            move = self.tree.most_visited()
-        return move if move is not None else Move.pass_turn()
-
-    def clear_tree(self) -> None:
-        self.tree.clear()
-
-    def diagnostics(self) -> dict:
-        stats = getattr(self.evaluator, "stats", None)
-        return {
-            "evaluations": self.tree.evaluations,
-            "evaluator_calls": self.tree.evaluator_calls,
-            **(stats if isinstance(stats, dict) else {}),
-        }

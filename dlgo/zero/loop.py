@@ -93,7 +93,7 @@ def _atomic_write(path: Path, text: str) -> None:
 
 def _copy_model(src: Path, dst: Path) -> None:
     """A model with its card and ONNX export (the card last: a model without it is unusable)."""
-    from dlgo.nn.card import card_path
+    from dlgo.inference.card import card_path
 
     dst.parent.mkdir(parents=True, exist_ok=True)
     tmp = dst.with_name(dst.stem + ".tmp.keras")
@@ -106,9 +106,9 @@ def _copy_model(src: Path, dst: Path) -> None:
 
 def _export_onnx(path: Path) -> None:
     """The ONNX export next to the model, once, so workers need not each export it: stamped with
-    the model's hash (``dlgo.nn.onnx_cache``), so they load it without Keras or TensorFlow."""
-    from dlgo.nn import load_model
-    from dlgo.nn.onnx_cache import onnx_runner
+    the model's hash (``dlgo.inference.onnx_cache``), so they load it without Keras or TensorFlow."""
+    from dlgo.inference import load_model
+    from dlgo.inference.onnx_cache import onnx_runner
 
     try:
         if onnx_runner(load_model(path)) is None:
@@ -330,8 +330,8 @@ class ZeroLoop:
             _copy_model(cfg.resolve(cfg.loop.init_model), path)
         else:
             from dlgo.encoders import get_encoder_by_name
+            from dlgo.inference import save_model
             from dlgo.networks.zero import zero_model
-            from dlgo.nn import save_model
 
             encoder = get_encoder_by_name("zero", cfg.selfplay.board_size)
             model = zero_model(encoder.num_planes, blocks=cfg.loop.blocks, filters=cfg.loop.filters)
@@ -728,7 +728,7 @@ class ZeroLoop:
     # --- shipping -------------------------------------------------------------------------------
     def export(self, target: str | os.PathLike) -> Path:
         """Copy the best generation to ``target`` with a model card of the whole run."""
-        from dlgo.nn.card import read_card, write_card
+        from dlgo.inference.card import read_card, write_card
 
         target = Path(target)
         _copy_model(self.best_path, target)

@@ -158,7 +158,7 @@ def load_loop_config(path: str | os.PathLike | None, overrides: dict[str, dict[s
     if config.selfplay_loop.games_per_task < 1 or config.selfplay_loop.games_per_iteration < 1:
         raise LoopConfigError(f"{source}: selfplay.games_per_iteration and games_per_task must be >= 1")
     if config.loop.init_model:
-        from dlgo.nn.files import ModelFileError, check_model_file
+        from dlgo.inference.files import ModelFileError, check_model_file
 
         try:
             check_model_file(config.resolve(config.loop.init_model))

@@ -94,7 +94,7 @@ def train_candidate(
 ) -> dict[str, float]:
     """Train ``steps_per_iteration`` steps on the window after ``iteration``'s games, then write
     the learner checkpoint and the candidate; returns the mean losses of the steps."""
-    from dlgo.nn import save_model
+    from dlgo.inference import save_model
 
     checkpoint, candidate = Path(checkpoint), Path(candidate)
     rate = learning_rate(settings, iteration)
@@ -131,7 +131,7 @@ def train_candidate(
         "steps": settings.steps_per_iteration,
         "seconds": round(time.monotonic() - started, 1),
     }
-    from dlgo.nn.files import card_of
+    from dlgo.inference.files import card_of
 
     base = card_of(init_model)
     fields = dict(card_fields or {})

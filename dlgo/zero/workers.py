@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from dlgo.nn.card import card_path
+from dlgo.inference.card import card_path
 
 __all__ = [
     "ModelBlob",

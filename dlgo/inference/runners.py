@@ -132,7 +132,7 @@ def export_onnx(
 ) -> Path:
     """Export ``model`` to an ONNX file with open batch (and open board size if the model has it).
 
-    ``metadata``: strings stored in the file's ``metadata_props`` (``dlgo.nn.onnx_cache`` keeps
+    ``metadata``: strings stored in the file's ``metadata_props`` (``dlgo.inference.onnx_cache`` keeps
     the model file's hash and the output order there, so a later load needs no Keras).
     """
     path = Path(path)

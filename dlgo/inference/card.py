@@ -78,7 +78,7 @@ def read_card(model_path: str | os.PathLike) -> ModelCard:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ValueError(f"{path}: model card missing (models saved by dlgo.nn.save_model have one)") from None
+        raise ValueError(f"{path}: model card missing (models saved by dlgo.inference.save_model have one)") from None
     except (OSError, json.JSONDecodeError) as e:
         raise ValueError(f"{path}: cannot read model card: {e}") from e
     if not isinstance(data, dict):

@@ -15,7 +15,7 @@ Runtime alone. :func:`onnx_runner` is what ``BatchEvaluator`` uses: the cached e
 new one (written to the cache; made in a child process unless the Keras model is loaded
 already), else None (the caller compiles the Keras model instead).
 
-``python -m dlgo.nn.onnx_cache MODEL.keras ...`` makes the exports ahead of time.
+``python -m dlgo.inference.onnx_cache MODEL.keras ...`` makes the exports ahead of time.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dlgo.nn.files import LoadedModel, ModelFileError, check_model
-from dlgo.nn.runners import OnnxRunner, export_onnx, stamp_onnx
+from dlgo.inference.files import LoadedModel, ModelFileError, check_model
+from dlgo.inference.runners import OnnxRunner, export_onnx, stamp_onnx
 
 __all__ = [
     "DIGEST_KEY",
@@ -136,13 +136,13 @@ def _export_target(model_path: Path, digest: str) -> Path | None:
 
 def export_in_subprocess(path: str | os.PathLike, timeout: float = 600.0) -> bool:
     """Make the cached export of a model file in a child process (``python -m
-    dlgo.nn.onnx_cache FILE``): TensorFlow never loads here, and a thread waiting for it holds
+    dlgo.inference.onnx_cache FILE``): TensorFlow never loads here, and a thread waiting for it holds
     no lock other threads need (importing TensorFlow in-process stalls every thread for seconds
     on a busy machine). True when it worked."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "dlgo.nn.onnx_cache", str(path)],
+            [sys.executable, "-m", "dlgo.inference.onnx_cache", str(path)],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -204,8 +204,8 @@ def onnx_runner(loaded: LoadedModel, threads: int | None = None) -> OnnxRunner |
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m dlgo.nn.onnx_cache MODEL.keras ...``: make (or check) the cached export of each."""
-    from dlgo.nn.files import load_model
+    """``python -m dlgo.inference.onnx_cache MODEL.keras ...``: make (or check) the cached export of each."""
+    from dlgo.inference.files import load_model
 
     status = 0
     for name in sys.argv[1:] if argv is None else argv:

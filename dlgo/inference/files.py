@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dlgo.encoders import ENCODER_NAMES, Encoder, get_encoder_by_name
-from dlgo.nn.card import ModelCard, card_path, read_card, write_card
+from dlgo.inference.card import ModelCard, card_path, read_card, write_card
 
 if TYPE_CHECKING:
     import keras
@@ -58,7 +58,7 @@ class LoadedModel:
 
     ``load_model(..., lazy=True)`` checks the card only and leaves the Keras model unloaded:
     ``model`` loads it (importing Keras and TensorFlow) on first use, with the same checks.
-    An ONNX export cached for the file (``dlgo.nn.onnx_cache``) then plays without it.
+    An ONNX export cached for the file (``dlgo.inference.onnx_cache``) then plays without it.
     """
 
     def __init__(self, model: Any, card: ModelCard, path: Path | None = None, *, checks: dict | None = None) -> None:

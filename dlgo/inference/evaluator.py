@@ -31,8 +31,8 @@ import numpy as np
 from dlgo.encoders import Encoder, get_encoder_by_name, symmetry
 from dlgo.encoders.features import recent_moves
 from dlgo.goboard import GameState
-from dlgo.nn.files import LoadedModel, load_model, model_heads
-from dlgo.nn.runners import Runner, make_runner
+from dlgo.inference.files import LoadedModel, load_model, model_heads
+from dlgo.inference.runners import Runner, make_runner
 
 if TYPE_CHECKING:
     import keras
@@ -62,7 +62,7 @@ def symmetry_average(
 
 def onnx_path_for(model_path: str | os.PathLike) -> Path:
     """Where the ONNX export of a model file is kept when its folder is writable: ``x.keras`` ->
-    ``x.onnx`` (else in the user cache: ``dlgo.nn.onnx_cache``)."""
+    ``x.onnx`` (else in the user cache: ``dlgo.inference.onnx_cache``)."""
     return Path(model_path).with_suffix(".onnx")
 
 
@@ -98,7 +98,7 @@ class BatchEvaluator:
             if encoder is not None and _name(encoder) != self.encoder_name:
                 raise ValueError(f"{model.path}: trained with encoder {self.encoder_name!r}, not {_name(encoder)!r}")
             if model.path is not None and backend in ("auto", "onnx"):
-                from dlgo.nn.onnx_cache import onnx_runner
+                from dlgo.inference.onnx_cache import onnx_runner
 
                 runner = onnx_runner(model, threads)  # from a cached export: no Keras at all
         else:

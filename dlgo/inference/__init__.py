@@ -1,13 +1,13 @@
 """Model files and fast inference.
 
 - ``save_model`` / ``load_model``: ``.keras`` file plus a JSON model card beside it
-  (``dlgo.nn.card``), checked on load (``ModelFileError`` names the file and the problem).
+  (``dlgo.inference.card``), checked on load (``ModelFileError`` names the file and the problem).
 - ``BatchEvaluator``: batched evaluation of game states through ONNX Runtime or a compiled
-  function, with a position cache and board symmetries (``dlgo.nn.evaluator``).
-- ``make_runner``: the raw runners (``dlgo.nn.runners``).
+  function, with a position cache and board symmetries (``dlgo.inference.evaluator``).
+- ``make_runner``: the raw runners (``dlgo.inference.runners``).
 
 Importing this package does not import Keras or TensorFlow; loading or running a model does.
-The names below load their module on first use, so ``dlgo.nn.files`` (the engine's start-up
+The names below load their module on first use, so ``dlgo.inference.files`` (the engine's start-up
 check of its model files) costs no compiled kernels.
 """
 
@@ -17,10 +17,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dlgo.nn.card import ModelCard, card_path, read_card
-    from dlgo.nn.evaluator import BatchEvaluator
-    from dlgo.nn.files import LoadedModel, ModelFileError, load_model, save_model
-    from dlgo.nn.runners import make_runner
+    from dlgo.inference.card import ModelCard, card_path, read_card
+    from dlgo.inference.evaluator import BatchEvaluator
+    from dlgo.inference.files import LoadedModel, ModelFileError, load_model, save_model
+    from dlgo.inference.runners import make_runner
 
 _HOME = {
     "ModelCard": "card",
@@ -37,8 +37,8 @@ _HOME = {
 
 def __getattr__(name: str) -> Any:
     if name not in _HOME:
-        raise AttributeError(f"module 'dlgo.nn' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"dlgo.nn.{_HOME[name]}"), name)
+        raise AttributeError(f"module 'dlgo.inference' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"dlgo.inference.{_HOME[name]}"), name)
     globals()[name] = value
     return value
 

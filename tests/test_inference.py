@@ -14,10 +14,10 @@ keras = pytest.importorskip("keras")
 from dlgo.bench.nn import sample_states  # noqa: E402
 from dlgo.encoders import get_encoder_by_name, symmetry  # noqa: E402
 from dlgo.goboard import GameState, Move  # noqa: E402
+from dlgo.inference import BatchEvaluator, ModelFileError, card_path, load_model, read_card, save_model  # noqa: E402
+from dlgo.inference.runners import make_runner  # noqa: E402
 from dlgo.networks.chapter6 import cnn_v2  # noqa: E402
 from dlgo.networks.zero import zero_model  # noqa: E402
-from dlgo.nn import BatchEvaluator, ModelFileError, card_path, load_model, read_card, save_model  # noqa: E402
-from dlgo.nn.runners import make_runner  # noqa: E402
 
 # Keras' own model.save trips a NumPy 2 deprecation inside TensorFlow; not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")

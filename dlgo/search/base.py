@@ -108,3 +108,14 @@ class SearchAgent(Agent):
 
     def default_budget(self) -> SearchBudget:
         raise NotImplementedError
+
+    @property
+    def keeps_tree(self) -> bool:
+        """Whether a search from a later position of the game reuses this one's tree (what makes
+        pondering worth it)."""
+        return False
+
+    @property
+    def visit_limit(self) -> int | None:
+        """The most visits one move's search makes (its configured rounds); None: no limit."""
+        return self.default_budget().max_visits

@@ -13,7 +13,7 @@ first rounds of a search grow the batch gradually (a small tree is distorted mos
 losses; the thesis waits for 40 nodes).
 
 The evaluator is anything with ``evaluate(states) -> (policy [n, N*N + 1], value [n])``, values
-for the player to move: ``dlgo.nn.BatchEvaluator`` (Zero, with its position cache and random
+for the player to move: ``dlgo.inference.BatchEvaluator`` (Zero, with its position cache and random
 symmetries) or ``dlgo.alphago.AlphaGoEvaluator`` (policy and value networks plus rollouts).
 
 ``PUCTSearch`` keeps the tree between searches: a search from a position that descends from
@@ -34,8 +34,8 @@ from typing import Protocol
 import numpy as np
 
 from dlgo.goboard import GameState, Move
-from dlgo.search import CandidateInfo, ProgressCallback, SearchBudget, SearchResult, lower_confidence_bound
-from dlgo.zero.tree import ZeroTreeNode, index_move, move_index
+from dlgo.search.base import CandidateInfo, ProgressCallback, SearchBudget, SearchResult, lower_confidence_bound
+from dlgo.search.tree import ZeroTreeNode, index_move, move_index
 
 __all__ = [
     "Evaluator",

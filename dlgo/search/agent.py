@@ -1,0 +1,134 @@
+"""A generic PUCT search agent (book 14.2-14.4): the ``SearchAgent`` on ``PUCTSearch``.
+
+    agent = PUCTAgent(evaluator, rounds_per_move=800, c=2.0)
+    move = agent.select_move(game_state)                               # most visited move
+    result = agent.search(game_state, SearchBudget(max_seconds=1.0))   # for the GTP engine
+
+Competitive mode (the default) plays the most visited move and never adds noise. Self-play
+mode (``self_play=True``) mixes Dirichlet noise into the root priors, samples the first
+``temperature_moves`` moves of a game from the visit counts (temperature 1) and then plays
+greedily; after every search ``last_statistics`` holds the training targets (visit counts over
+the ``N*N + 1`` moves and the root value). Resigning and passing are decisions of the caller
+(``dlgo.agent.termination``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dlgo.goboard import GameState, Move
+from dlgo.search.base import ProgressCallback, SearchAgent, SearchBudget, SearchResult
+from dlgo.search.puct import Evaluator, PUCTSearch, SearchSettings, SearchStatistics
+
+__all__ = ["PUCTAgent"]
+
+
+class PUCTAgent(SearchAgent):
+    """PUCT search on any evaluator: a Zero network's ``BatchEvaluator``, AlphaGo's networks plus
+    rollouts, or a fake in tests. The Zero and AlphaGo agents are this with their own defaults.
+
+    ``rounds_per_move``: visits of the root per move (tree reuse counts); ``c``: the PUCT
+    constant (book 2.0); ``batch_size``/``virtual_loss``: batched evaluation; ``reuse_tree``:
+    keep the subtree of the moves played; ``early_stop``: stop when the best move cannot be
+    overtaken; ``pipeline``: evaluate a batch in a worker thread while the next is collected;
+    ``max_seconds``: a clock limit for ``select_move``.
+    """
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        rounds_per_move: int = 800,
+        c: float = 2.0,
+        *,
+        batch_size: int = 16,
+        virtual_loss: float = 1.0,
+        self_play: bool = False,
+        noise_weight: float = 0.25,
+        dirichlet_alpha: float | None = None,
+        temperature_moves: int | None = None,
+        reuse_tree: bool = True,
+        early_stop: bool = True,
+        pipeline: bool = True,
+        max_seconds: float | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.evaluator = evaluator
+        self.rounds_per_move = rounds_per_move
+        self.self_play = self_play
+        self.temperature_moves = temperature_moves
+        self.max_seconds = max_seconds
+        settings = SearchSettings(
+            c_puct=c,
+            batch_size=batch_size,
+            virtual_loss=virtual_loss,
+            noise_weight=noise_weight,
+            dirichlet_alpha=dirichlet_alpha,
+            reuse_tree=reuse_tree,
+            early_stop=early_stop,
+            pipeline=pipeline,
+        )
+        self.tree = PUCTSearch(evaluator, settings, np.random.default_rng(seed))
+        self.last_result: SearchResult | None = None
+
+    # --- SearchAgent ------------------------------------------------------------------------------
+    @property
+    def settings(self) -> SearchSettings:
+        return self.tree.settings
+
+    @property
+    def keeps_tree(self) -> bool:
+        return self.settings.reuse_tree
+
+    def default_budget(self) -> SearchBudget:
+        return SearchBudget(max_visits=self.rounds_per_move, max_seconds=self.max_seconds)
+
+    def search(
+        self,
+        game_state: GameState,
+        budget: SearchBudget,
+        on_progress: ProgressCallback | None = None,
+        progress_interval: float = 0.5,
+    ) -> SearchResult:
+        result = self.tree.search(game_state, budget, on_progress, progress_interval, self_play=self.self_play)
+        self.last_result = result
+        return result
+
+    @property
+    def last_statistics(self) -> SearchStatistics | None:
+        """Training targets of the last search: visit counts over N*N + 1 moves, root value."""
+        return self.tree.last_statistics
+
+    def default_temperature_moves(self, num_points: int) -> int:
+        """Moves sampled at temperature 1 in self-play when ``temperature_moves`` is None."""
+        return 0
+
+    def temperature(self, game_state: GameState) -> float:
+        """1 for the first moves of a self-play game, then 0 (greedy); always 0 in competition."""
+        if not self.self_play:
+            return 0.0
+        board = game_state.board
+        limit = self.temperature_moves
+        if limit is None:
+            limit = self.default_temperature_moves(board.num_rows * board.num_cols)
+        return 1.0 if game_state.move_number < limit else 0.0
+
+    def select_move(self, game_state: GameState) -> Move:
+        if game_state.is_over():
+            return Move.pass_turn()
+        self.search(game_state, self.default_budget())
+        if self.temperature(game_state) > 0:
+            move = self.tree.sample_move(1.0)
+        else:
+            move = self.tree.most_visited()
+        return move if move is not None else Move.pass_turn()
+
+    def clear_tree(self) -> None:
+        self.tree.clear()
+
+    def diagnostics(self) -> dict:
+        stats = getattr(self.evaluator, "stats", None)
+        return {
+            "evaluations": self.tree.evaluations,
+            "evaluator_calls": self.tree.evaluator_calls,
+            **(stats if isinstance(stats, dict) else {}),
+        }
