@@ -44,7 +44,7 @@ def _find(parent: dict[int, int], x: int) -> int:
 
 def _regions(state: GameState, color: int, dead: set[int]) -> list[_Region]:
     board = state.board
-    geo, colors, strings = board._geo, board._colors, board._strings
+    geo, colors, strings = board.geometry, board.padded_colors, board._strings
     seen: set[int] = set()
     out = []
     for start in geo.on_board:
@@ -79,7 +79,7 @@ def _false_eye(state: GameState, region: _Region, color: int, dead: set[int]) ->
     if len(region.points) != 1 or len(region.borders) < 2:
         return False
     board = state.board
-    geo, colors = board._geo, board._colors
+    geo, colors = board.geometry, board.padded_colors
     p = region.points[0]
     enemy = 3 - color
     bad = sum(1 for d in geo.diagonals[p] if colors[d] == enemy and d not in dead)
@@ -89,7 +89,7 @@ def _false_eye(state: GameState, region: _Region, color: int, dead: set[int]) ->
 def refine_dead(state: GameState, dead_points: list[Point]) -> list[Point]:
     """The dead stones after the two-eye check (see the module docstring)."""
     board = state.board
-    geo, strings = board._geo, board._strings
+    geo, strings = board.geometry, board._strings
     dead = {geo.index(p) for p in dead_points}
     revived: set[int] = set()
     killed: set[int] = set()

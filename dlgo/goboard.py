@@ -8,16 +8,28 @@ neighbours are index arithmetic and copying a board is two list copies. Strings 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 
+from dlgo.geometry import BLACK, BORDER, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Geometry, geometry
 from dlgo.gotypes import Player, Point
+from dlgo.scoring import compute_game_result
 from dlgo.zobrist import zobrist_table
 
-__all__ = ["Move", "GoString", "Board", "GameState", "Geometry", "EMPTY", "BLACK", "WHITE", "BORDER"]
-
-EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
-MIN_SIZE, MAX_SIZE = 2, 25
+# The point codes and sizes are part of the board's API (they live in dlgo.geometry so that
+# dlgo.scoring needs no goboard import).
+__all__ = [
+    "Move",
+    "GoString",
+    "Board",
+    "GameState",
+    "Geometry",
+    "EMPTY",
+    "BLACK",
+    "WHITE",
+    "BORDER",
+    "MIN_SIZE",
+    "MAX_SIZE",
+]
 
 
 class Move:
@@ -61,47 +73,6 @@ class Move:
         return f"(r {self.point.row}, c {self.point.col})"
 
     __repr__ = __str__
-
-
-class Geometry:
-    """Index tables for one board size, shared by every board of that size."""
-
-    def __init__(self, num_rows: int, num_cols: int) -> None:
-        self.num_rows = num_rows
-        self.num_cols = num_cols
-        self.width = w = num_cols + 2
-        self.padded_size = (num_rows + 2) * w
-        self.template = [BORDER] * self.padded_size
-        self.points: list[Point | None] = [None] * self.padded_size
-        self.on_board: list[int] = []
-        for r in range(1, num_rows + 1):
-            for c in range(1, num_cols + 1):
-                idx = r * w + c
-                self.template[idx] = EMPTY
-                self.points[idx] = Point(r, c)
-                self.on_board.append(idx)
-        # Only on-board neighbours / diagonals, so loops never see the border.
-        self.neighbors: list[tuple[int, ...]] = [()] * self.padded_size
-        self.diagonals: list[tuple[int, ...]] = [()] * self.padded_size
-        self.off_board_diagonals = [0] * self.padded_size
-        for idx in self.on_board:
-            self.neighbors[idx] = tuple(n for n in (idx - w, idx + w, idx - 1, idx + 1) if self.template[n] == EMPTY)
-            diags = [d for d in (idx - w - 1, idx - w + 1, idx + w - 1, idx + w + 1)]
-            self.diagonals[idx] = tuple(d for d in diags if self.template[d] == EMPTY)
-            self.off_board_diagonals[idx] = 4 - len(self.diagonals[idx])
-
-    def index(self, point: Point) -> int:
-        return point.row * self.width + point.col
-
-    def is_on_grid(self, point: Point) -> bool:
-        return 1 <= point.row <= self.num_rows and 1 <= point.col <= self.num_cols
-
-
-@functools.cache
-def geometry(num_rows: int, num_cols: int) -> Geometry:
-    if not (MIN_SIZE <= num_rows <= MAX_SIZE and MIN_SIZE <= num_cols <= MAX_SIZE):
-        raise ValueError(f"board size {num_rows}x{num_cols} outside {MIN_SIZE}..{MAX_SIZE}")
-    return Geometry(num_rows, num_cols)
 
 
 class GoString:
@@ -172,6 +143,21 @@ class Board:
         self._strings: list[GoString | None] = [None] * self._geo.padded_size
         self._hash = 0
         self._zobrist = zobrist_table(num_rows, num_cols)
+
+    # --- read-only views of the padded arrays (for kernels, encoders, counting) ---------------
+    @property
+    def geometry(self) -> Geometry:
+        """Index tables of this board size (padded index <-> Point, neighbours); shared, do not change."""
+        return self._geo
+
+    @property
+    def padded_colors(self) -> bytes:
+        """A snapshot of the point codes (EMPTY, BLACK, WHITE, BORDER) by padded index.
+
+        ``bytes`` so callers cannot change the board through it; ``np.frombuffer(..., np.int8)``
+        turns it into an array without a Python loop.
+        """
+        return bytes(self._colors)
 
     # --- the book's API -------------------------------------------------------------------
     def is_on_grid(self, point: Point) -> bool:
@@ -385,6 +371,74 @@ class GameState:
             board = self.board
         return GameState(board, self.next_player.other, self, move, self.komi, ko)
 
+    def play_as(self, player: Player, move: Move) -> GameState:
+        """The state after ``player`` plays ``move``, even when it is not ``player``'s turn.
+
+        For the player to move this is ``apply_move``. Otherwise (an SGF record or a GTP
+        controller may have a colour move twice) the stone goes on a copy of the board, the other
+        colour is to move next, and the history (``previous_state``, superko hashes) stays one
+        chain. A suicide (which records may hold) takes its own string off the board. Legality
+        is the caller's job (:meth:`illegal_reason`).
+        """
+        if move.is_play and self.is_move_self_capture(player, move):
+            board = self.board.copy()
+            idx = board._geo.index(move.point)
+            board._place(player, idx)
+            board._remove_string(board._strings[idx])
+            return GameState(board, player.other, self, move, self.komi)
+        if player is self.next_player:
+            return self.apply_move(move)
+        if not move.is_play:
+            return GameState(self.board, player.other, self, move, self.komi)
+        board = self.board.copy()
+        idx = board._geo.index(move.point)
+        captured = board._place(player, idx)
+        ko = 0
+        if len(captured) == 1:
+            string = board._strings[idx]
+            if len(string._stones) == 1 and len(string._libs) == 1:
+                ko = captured[0]
+        return GameState(board, player.other, self, move, self.komi, ko)
+
+    def illegal_reason(self, player: Player, move: Move) -> str | None:
+        """Why ``player`` may not play ``move`` here (None: legal), whoever is to move.
+
+        The rules of the position only (no suicide, situational superko, book 3.4): a pass or a
+        resignation is always allowed, and so is a play after the game ended with two passes.
+        """
+        if not move.is_play:
+            return None
+        board = self.board
+        if not board.is_on_grid(move.point):
+            return f"off the {board.num_rows}x{board.num_cols} board"
+        if board.get(move.point) is not None:
+            return "the point is occupied"
+        if self.is_move_self_capture(player, move):
+            return "suicide"
+        if self.does_move_violate_ko(player, move):
+            previous = self.previous_state
+            if previous is not None:
+                after = self.play_as(player, move)
+                if after.situation_hash() == previous.situation_hash():
+                    return "ko (retakes at once)"
+            return "superko (repeats an earlier position)"
+        return None
+
+    def with_komi(self, komi: float) -> GameState:
+        """This position and history with ``komi`` (states are never changed in place).
+
+        States from the root down that already have ``komi`` are shared; the rest of the chain is
+        rebuilt, so every ``previous_state`` of the result has ``komi`` too.
+        """
+        chain: list[GameState] = []
+        state: GameState | None = self
+        while state is not None and state.komi != komi:
+            chain.append(state)
+            state = state.previous_state
+        for old in reversed(chain):
+            state = GameState(old.board, old.next_player, state, old.last_move, komi, old.ko_point)
+        return state if chain else self
+
     def is_over(self) -> bool:
         if self.last_move is None:
             return False
@@ -437,8 +491,8 @@ class GameState:
     def legal_moves(self, include_resign: bool = False) -> list[Move]:
         """Every valid play in row-major order, then pass (resign only when asked).
 
-        The book listed resign among the legal moves, which made every generic search consider
-        resigning at every node (A10 item 4); resignation is a decision for the agent.
+        The book listed resign among the legal moves (book 3.2), which made every generic search
+        consider resigning at every node; resignation is a decision for the agent.
         """
         if self.is_over():
             return []
@@ -461,8 +515,6 @@ class GameState:
             return None
         if self.last_move.is_resign:
             return self.next_player
-        from dlgo.scoring import compute_game_result
-
         return compute_game_result(self).winner
 
     @property

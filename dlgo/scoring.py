@@ -4,17 +4,49 @@
 alive, each empty region bordered by one colour only is that colour's territory, the rest is
 dame. Pass ``dead_stones`` to count a finished game the way players agree on it: dead stones
 are taken off first (they become the capturer's area).
+
+Like the book's ``scoring`` module it does not import :mod:`dlgo.goboard` (goboard imports it for
+``GameState.winner``): it reads a board through its padded arrays (:class:`CountableBoard`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
-from dlgo.goboard import BLACK, EMPTY, WHITE, Board, GameState
+from dlgo.geometry import BLACK, EMPTY, WHITE, Geometry
 from dlgo.gotypes import Player, Point
 
-__all__ = ["Territory", "GameResult", "evaluate_territory", "compute_game_result", "area_ownership"]
+__all__ = [
+    "Territory",
+    "GameResult",
+    "CountableBoard",
+    "CountableState",
+    "evaluate_territory",
+    "compute_game_result",
+    "area_ownership",
+]
+
+
+class CountableBoard(Protocol):
+    """What counting needs of a board (``dlgo.goboard.Board`` is one)."""
+
+    @property
+    def geometry(self) -> Geometry: ...
+
+    @property
+    def padded_colors(self) -> bytes: ...
+
+
+class CountableState(Protocol):
+    """What counting needs of a game state (``dlgo.goboard.GameState`` is one)."""
+
+    @property
+    def board(self) -> CountableBoard: ...
+
+    @property
+    def komi(self) -> float: ...
 
 
 class Territory:
@@ -70,10 +102,10 @@ class GameResult:
         return "0"
 
 
-def area_ownership(board: Board, dead_stones: Iterable[Point] = ()) -> list[int]:
+def area_ownership(board: CountableBoard, dead_stones: Iterable[Point] = ()) -> list[int]:
     """Owner of every padded point after removing ``dead_stones``: 1 black, 2 white, 0 dame."""
-    geo = board._geo
-    colors = list(board._colors)
+    geo = board.geometry
+    colors = list(board.padded_colors)
     for p in dead_stones:
         colors[geo.index(p)] = EMPTY
     owner = [0] * geo.padded_size
@@ -106,13 +138,14 @@ def area_ownership(board: Board, dead_stones: Iterable[Point] = ()) -> list[int]
     return owner
 
 
-def evaluate_territory(board: Board, dead_stones: Iterable[Point] = ()) -> Territory:
+def evaluate_territory(board: CountableBoard, dead_stones: Iterable[Point] = ()) -> Territory:
     dead = set(dead_stones)
-    geo = board._geo
+    geo = board.geometry
+    colors = board.padded_colors
     owner = area_ownership(board, dead)
     status_map: dict[Point, str] = {}
     for idx in geo.on_board:
-        c = board._colors[idx]
+        c = colors[idx]
         point = geo.points[idx]
         if c != EMPTY and point not in dead:
             status_map[point] = "black" if c == BLACK else "white"
@@ -125,7 +158,7 @@ def evaluate_territory(board: Board, dead_stones: Iterable[Point] = ()) -> Terri
     return Territory(status_map)
 
 
-def compute_game_result(game_state: GameState, dead_stones: Iterable[Point] = ()) -> GameResult:
+def compute_game_result(game_state: CountableState, dead_stones: Iterable[Point] = ()) -> GameResult:
     t = evaluate_territory(game_state.board, dead_stones)
     return GameResult(
         t.num_black_territory + t.num_black_stones,

@@ -106,24 +106,26 @@ class Game:
 
     def set_komi(self, komi: float) -> None:
         self.komi = komi
-        self._apply_scoring_komi()
+        self._renew_scoring_komi()
 
-    def _apply_scoring_komi(self) -> None:
+    def _renew_scoring_komi(self) -> None:
+        """Replace the initial state and every state played by copies with the scoring komi."""
         komi = self.scoring_komi
-        for state in [self.initial, *self._states]:
-            s: GameState | None = state
-            while s is not None and s.komi != komi:
-                s.komi = komi
-                s = s.previous_state
+        renewed: dict[int, GameState] = {}  # id(old state) -> its copy with ``komi``
+        for state in reversed([self.initial, *self._states]):
+            if id(state) in renewed:
+                continue
+            old: GameState | None = state
+            new: GameState | None = state.with_komi(komi)
+            while old is not None and old is not new and id(old) not in renewed:
+                renewed[id(old)] = new
+                old, new = old.previous_state, new.previous_state
+        self.initial = renewed.get(id(self.initial), self.initial)
+        self._states = [renewed.get(id(s), s) for s in self._states]
 
     def is_legal(self, player: Player, move: Move) -> bool:
-        if move.is_resign:
-            return False
-        if move.is_pass:
-            return True
-        if not self.state.board.is_on_grid(move.point):
-            return False
-        return position_for(self.state, player).is_valid_move(move)
+        """GTP's rule on top of the board's: resign is no move for ``play``."""
+        return not move.is_resign and self.state.illegal_reason(player, move) is None
 
     def play(self, player: Player, move: Move) -> GameState:
         """Play ``move`` for ``player``; GtpError(illegal move) leaves everything unchanged."""
@@ -156,7 +158,7 @@ class Game:
             raise GtpError(BAD_VERTEX_LIST)  # a stone without liberties was taken off
         self.initial = GameState.from_position(board, Player.white, self.komi)
         self.handicap = len(points) if count_as_handicap else 0
-        self._apply_scoring_komi()
+        self._renew_scoring_komi()
 
     def load(
         self,
@@ -180,7 +182,7 @@ class Game:
         self._states, self._moves = [], []
         if states is not None:
             self._states, self._moves = list(states), moves
-        self._apply_scoring_komi()
+        self._renew_scoring_komi()
         if states is None:
             for player, move in moves:
                 self.play(player, move)

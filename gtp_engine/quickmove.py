@@ -58,8 +58,8 @@ def quick_move(state: GameState, rng: random.Random | None = None) -> tuple[Move
     """(move, why) for the player to move in ``state``."""
     rng = rng or random.Random()
     board = state.board
-    geo = board._geo
-    colors = board._colors
+    geo = board.geometry
+    colors = board.padded_colors
     strings = board._strings
     me = state.next_player.value
     rows, cols = board.num_rows, board.num_cols

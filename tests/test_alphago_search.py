@@ -83,17 +83,17 @@ def test_fast_rollout_captures_and_escapes_first():
     # White B1 between Black A1 and B2 has one liberty left, C1.
     state = position(5, [(1, 1), (2, 2)], [(1, 2)], Player.black)
     board = state.board
-    colors = np.array(board._colors, dtype=np.int8)
-    w = board._geo.width
+    colors = np.frombuffer(board.padded_colors, dtype=np.int8).copy()
+    w = board.geometry.width
     n = colors.shape[0]
     head, nxt, libs, size, empties, epos = kernel._work_arrays(n)
     kernel._init_strings(colors, w, head, nxt, libs, size, empties, epos)
-    last = board._geo.index(Point(1, 2))  # as if White just played B1
+    last = board.geometry.index(Point(1, 2))  # as if White just played B1
     capture = _urgent(colors, w, head, nxt, libs, last, Player.black.value, 0)
-    assert capture == board._geo.index(Point(1, 3))
+    assert capture == board.geometry.index(Point(1, 3))
     # White to move: its B1 stone is in atari; extending to C1 gives it room.
-    escape = _urgent(colors, w, head, nxt, libs, board._geo.index(Point(2, 2)), Player.white.value, 0)
-    assert escape == board._geo.index(Point(1, 3))
+    escape = _urgent(colors, w, head, nxt, libs, board.geometry.index(Point(2, 2)), Player.white.value, 0)
+    assert escape == board.geometry.index(Point(1, 3))
 
 
 # --- the leaf value ---------------------------------------------------------------------------------

@@ -9,11 +9,15 @@ kernel is checked against the Python rules and the Python scorer.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from types import SimpleNamespace
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dlgo.agent.helpers import is_point_an_eye
+from dlgo.geometry import Geometry, geometry
 from dlgo.goboard import BLACK, BORDER, EMPTY, WHITE, Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.playout import kernel
@@ -108,8 +112,8 @@ class RefGame:
 
 # --- invariants of one GameState ----------------------------------------------------------------
 def flood_strings(board: Board) -> dict[int, tuple[frozenset[int], frozenset[int]]]:
-    """Padded index -> (stone indices, liberty indices), recomputed from ``board._colors``."""
-    colors, geo = board._colors, board._geo
+    """Padded index -> (stone indices, liberty indices), recomputed from ``board.padded_colors``."""
+    colors, geo = board.padded_colors, board.geometry
     width = geo.width
     out: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
     for start in geo.on_board:
@@ -132,8 +136,8 @@ def flood_strings(board: Board) -> dict[int, tuple[frozenset[int], frozenset[int
 
 
 def check_board(board: Board) -> None:
-    geo = board._geo
-    colors = board._colors
+    geo = board.geometry
+    colors = board.padded_colors
     assert len(colors) == (board.num_rows + 2) * (board.num_cols + 2)
     on_board = set(geo.on_board)
     for idx, c in enumerate(colors):
@@ -188,7 +192,7 @@ def check_state(state: GameState, ref: RefGame, check_legality: bool) -> None:
     if last is not None and last.is_play and len(ref.last_captured) == 1:
         stones, libs = ref_group(ref.grid, last.point, ref.rows, ref.cols)
         if len(stones) == 1 and len(libs) == 1:
-            expected_ko = board._geo.index(next(iter(ref.last_captured)))
+            expected_ko = board.geometry.index(next(iter(ref.last_captured)))
     assert state.ko_point == expected_ko
     if state.is_over():
         assert state.legal_moves() == []
@@ -248,7 +252,7 @@ def test_incremental_board_matches_rebuild(size, data):
     final = draw_game(data, rows, cols, max_moves, on_state)
     check_state(final, ref, check_legality=True)
     # Copies are independent of the original.
-    before, before_hash = list(final.board._colors), final.board.zobrist_hash()
+    before, before_hash = final.board.padded_colors, final.board.zobrist_hash()
     copy = final.board.copy()
     assert copy == final.board and copy.zobrist_hash() == before_hash
     for p in ref.all_points():
@@ -256,28 +260,28 @@ def test_incremental_board_matches_rebuild(size, data):
             copy.place_stone(Player.black, p)
             check_board(copy)
             break
-    assert final.board._colors == before and final.board.zobrist_hash() == before_hash
+    assert final.board.padded_colors == before and final.board.zobrist_hash() == before_hash
     check_board(final.board)
 
 
 def kernel_candidates(state: GameState) -> set[int]:
     board = state.board
-    arr = np.array(board._colors, dtype=np.int8)
-    out = kernel.candidate_moves(arr, board._geo.width, state.next_player.value, state.ko_point)
+    arr = np.frombuffer(board.padded_colors, dtype=np.int8).copy()
+    out = kernel.candidate_moves(arr, board.geometry.width, state.next_player.value, state.ko_point)
     result = [int(i) for i in out]
     assert result == sorted(result), "candidate_moves must be ascending"
-    assert np.array_equal(arr, np.array(board._colors, dtype=np.int8)), "candidate_moves changed its input"
+    assert np.array_equal(arr, np.frombuffer(board.padded_colors, dtype=np.int8)), "candidate_moves changed its input"
     return set(result)
 
 
 def python_candidates(state: GameState) -> set[int]:
     board = state.board
-    geo = board._geo
+    geo = board.geometry
     color = state.next_player.value
     return {
         idx
         for idx in geo.on_board
-        if board._colors[idx] == EMPTY
+        if board.padded_colors[idx] == EMPTY
         and not board._is_suicide(color, idx)
         and idx != state.ko_point
         and not is_point_an_eye(board, geo.points[idx], state.next_player)
@@ -299,7 +303,7 @@ def test_kernel_candidates_match_python_rules(size, data):
         # Against the full rules: every legal non-eye play is a candidate, and a candidate that
         # is not legal is forbidden by superko only.
         board = state.board
-        geo = board._geo
+        geo = board.geometry
         legal = {geo.index(m.point) for m in state.legal_moves() if m.is_play}
         non_eye = {i for i in legal if not is_point_an_eye(board, geo.points[i], state.next_player)}
         assert non_eye <= candidates
@@ -309,7 +313,7 @@ def test_kernel_candidates_match_python_rules(size, data):
     draw_game(data, rows, cols, max_moves, on_state)
 
 
-def reference_area(board: Board) -> tuple[int, int]:
+def reference_area(board: Board | Colouring) -> tuple[int, int]:
     """Tromp-Taylor area from scratch with the dictionary reference: (black, white)."""
     rows, cols = board.num_rows, board.num_cols
     grid = dict(board.stones())
@@ -338,23 +342,35 @@ def reference_area(board: Board) -> tuple[int, int]:
     return b, w
 
 
-def check_area(board: Board, komi: float) -> None:
-    state = GameState.from_position(board, Player.black, komi)
-    result = compute_game_result(state)
+def check_area(board: Board | Colouring, komi: float) -> None:
+    result = compute_game_result(SimpleNamespace(board=board, komi=komi))
     assert (result.b, result.w) == reference_area(board)
-    owner = np.empty(board._geo.padded_size, np.int8)
-    arr = np.array(board._colors, dtype=np.int8)
-    diff = kernel.area_owner(arr, board._geo.width, owner)
+    owner = np.empty(board.geometry.padded_size, np.int8)
+    arr = np.frombuffer(board.padded_colors, dtype=np.int8).copy()
+    diff = kernel.area_owner(arr, board.geometry.width, owner)
     assert diff == result.b - result.w
     assert [int(o) for o in owner] == area_ownership(board)
 
 
-def arbitrary_board(rows: int, cols: int, cells: list[int]) -> Board:
-    """A board with any colouring (legal or not): scoring looks at colours only."""
-    board = Board(rows, cols)
-    for idx, c in zip(board._geo.on_board, cells):
-        board._colors[idx] = c
-    return board
+@dataclass(frozen=True)
+class Colouring:
+    """Any colouring of a board, legal or not: scoring reads only the padded arrays."""
+
+    num_rows: int
+    num_cols: int
+    geometry: Geometry
+    padded_colors: bytes
+
+    def stones(self):
+        return ((self.geometry.points[i], Player(c)) for i, c in enumerate(self.padded_colors) if c in (BLACK, WHITE))
+
+
+def arbitrary_board(rows: int, cols: int, cells: list[int]) -> Colouring:
+    geo = geometry(rows, cols)
+    colors = list(geo.template)
+    for idx, c in zip(geo.on_board, cells):
+        colors[idx] = c
+    return Colouring(rows, cols, geo, bytes(colors))
 
 
 @PROPERTY_SETTINGS
@@ -377,9 +393,9 @@ def test_kernel_area_matches_scoring_on_game_positions(size, data):
     # The kernel's playout winner rule agrees with GameResult.winner on a finished count.
     result = compute_game_result(final)
     diff = kernel.area_owner(
-        np.array(final.board._colors, dtype=np.int8),
-        final.board._geo.width,
-        np.empty(final.board._geo.padded_size, np.int8),
+        np.frombuffer(final.board.padded_colors, dtype=np.int8).copy(),
+        final.board.geometry.width,
+        np.empty(final.board.geometry.padded_size, np.int8),
     )
     score = diff - final.komi
     expected = None if score == 0 else (Player.black if score > 0 else Player.white)

@@ -47,8 +47,8 @@ class Referee:
     # --- one comparison -----------------------------------------------------------------
     def _reason(self, state: GameState, point: Point, ours: bool) -> str:
         board = state.board
-        idx = board._geo.index(point)
-        if board._colors[idx] != EMPTY:
+        idx = board.geometry.index(point)
+        if board.padded_colors[idx] != EMPTY:
             return "occupied"
         if ours:
             return "legal"
@@ -88,10 +88,10 @@ class Referee:
 
         while not state.is_over() and len(history) < max_moves:
             board = state.board
-            geo = board._geo
+            geo = board.geometry
             player = state.next_player
-            empties = [idx for idx in geo.on_board if board._colors[idx] == EMPTY]
-            occupied = [idx for idx in geo.on_board if board._colors[idx] != EMPTY]
+            empties = [idx for idx in geo.on_board if board.padded_colors[idx] == EMPTY]
+            occupied = [idx for idx in geo.on_board if board.padded_colors[idx] != EMPTY]
             # (a) legality on a sample of points.
             sample = rng.sample(empties, min(SAMPLE_EMPTY, len(empties)))
             if state.ko_point and state.ko_point not in sample:

@@ -226,7 +226,7 @@ def test_simple_ko_rejected_then_legal_after_ko_threat():
     state = state_from(KO)  # black to capture the white stone at C3 by playing B3
     state = play(state, "B3")
     assert state.board.get(pt("C3")) is None
-    assert state.ko_point == state.board._geo.index(pt("C3"))
+    assert state.ko_point == state.board.geometry.index(pt("C3"))
     assert not valid(state, "C3"), "immediate ko recapture must be illegal"
     assert Move.play(pt("C3")) not in state.legal_moves()
     state = play(state, "F6", "F5")  # ko threat and answer elsewhere
@@ -313,7 +313,7 @@ def test_triple_ko_cycle_rejected():
     state = play(state, "C9")  # B takes ko 3
     state = play(state, "G1")  # W takes ko 2
     state = play(state, "C1")  # B takes ko 1
-    assert state.ko_point != state.board._geo.index(pt("B9"))
+    assert state.ko_point != state.board.geometry.index(pt("B9"))
     # White taking ko 3 would restore the starting position with Black to move.
     assert not valid(state, "B9")
     assert state.does_move_violate_ko(W, Move.play(pt("B9")))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dlgo.goboard import Board
+from collections.abc import Sequence
+
+from dlgo.goboard import Board, Geometry
 from dlgo.gotypes import Player, Point
 
 __all__ = ["is_point_an_eye"]
@@ -11,11 +13,11 @@ __all__ = ["is_point_an_eye"]
 def is_point_an_eye(board: Board, point: Point, color: Player) -> bool:
     if board.get(point) is not None or not board.is_on_grid(point):
         return False
-    geo = board._geo
-    return _is_eye_index(board._colors, geo, geo.index(point), color.value)
+    geo = board.geometry
+    return _is_eye_index(board.padded_colors, geo, geo.index(point), color.value)
 
 
-def _is_eye_index(colors: list[int], geo, idx: int, color: int) -> bool:
+def _is_eye_index(colors: Sequence[int], geo: Geometry, idx: int, color: int) -> bool:
     """Strict eye: all neighbours ours; diagonals all ours at the edge, 3 of 4 inside."""
     if colors[idx] != 0:
         return False

@@ -17,8 +17,8 @@ class RandomBot(Agent):
 
     def select_move(self, game_state: GameState) -> Move:
         board = game_state.board
-        geo = board._geo
-        colors = board._colors
+        geo = board.geometry
+        colors = board.padded_colors
         color = game_state.next_player.value
         candidates = [idx for idx in geo.on_board if colors[idx] == EMPTY]
         randrange = self._rng.randrange

@@ -84,7 +84,7 @@ class AlphaGoEvaluator:
         points = board.num_rows * board.num_cols
         if p.shape[1] == points + 1:
             return p
-        empties = np.array([bytes(s.board._colors).count(0) for s in states], dtype=np.float32)
+        empties = np.array([s.board.padded_colors.count(0) for s in states], dtype=np.float32)
         return np.concatenate([p, (1.0 / (empties + 1.0))[:, None]], axis=1)
 
     def rollout(self, state: GameState) -> float:

@@ -47,15 +47,15 @@ def rollout(colors_in, w, to_move, ko, last, komi, max_moves, fast):
 def rollout_value(state: GameState, max_moves: int | None = None, policy: str = "fast", count: int = 1) -> float:
     """Mean rollout result from ``state`` for its player to move: +1 win, -1 loss, 0 undecided."""
     board = state.board
-    colors = np.array(board._colors, dtype=np.int8)
+    colors = np.frombuffer(board.padded_colors, dtype=np.int8).copy()
     last = state.last_move
-    last_idx = board._geo.index(last.point) if last is not None and last.is_play else 0
+    last_idx = board.geometry.index(last.point) if last is not None and last.is_play else 0
     limit = max_moves if max_moves is not None else 3 * board.num_rows * board.num_cols + 50
     me = state.next_player.value
     total = 0
     for _ in range(count):
         winner = rollout(
-            colors, board._geo.width, me, state.ko_point, last_idx, float(state.komi), limit, policy == "fast"
+            colors, board.geometry.width, me, state.ko_point, last_idx, float(state.komi), limit, policy == "fast"
         )
         if winner:
             total += 1 if winner == me else -1

@@ -32,7 +32,7 @@ def _board_view(num_rows: int, num_cols: int) -> tuple[slice, slice]:
 
 def padded_colors(game_state: GameState) -> np.ndarray:
     """The board's padded colour array as a writable int8 numpy array."""
-    return np.frombuffer(bytearray(game_state.board._colors), dtype=np.int8)
+    return np.frombuffer(bytearray(game_state.board.padded_colors), dtype=np.int8)
 
 
 def on_board(arr: np.ndarray, num_rows: int, num_cols: int) -> np.ndarray:
@@ -66,7 +66,7 @@ class BoardAnalysis:
         board = game_state.board
         self.state = game_state
         self.rows, self.cols = board.num_rows, board.num_cols
-        self.w = board._geo.width
+        self.w = board.geometry.width
         self.colors = padded_colors(game_state)
         self.color = color = game_state.next_player.value
         zob, wtm = _zobrist_array(self.rows, self.cols)
@@ -122,5 +122,5 @@ def ladder_captured(game_state: GameState, point, attacker_to_move: bool) -> boo
     """Is the chain at ``point`` captured in a ladder? (its owner to move when in atari, or the
     attacker to move when it has two liberties)."""
     board = game_state.board
-    idx = board._geo.index(point)
-    return bool(K.ladder_captured(padded_colors(game_state), board._geo.width, idx, attacker_to_move))
+    idx = board.geometry.index(point)
+    return bool(K.ladder_captured(padded_colors(game_state), board.geometry.width, idx, attacker_to_move))

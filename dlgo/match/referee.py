@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dlgo.goboard import GameState, Move
+from dlgo.goboard import GameState
 from dlgo.handicap import fixed_handicap_points, handicap_game, max_fixed_handicap
 from dlgo.match.clock import ClockSettings, PlayerClock
 from dlgo.match.gtp import GtpError, GtpProcess
@@ -28,7 +28,7 @@ from dlgo.match.record import GameRecord, parse_move, winner_result
 from dlgo.match.scoring import GnuGoScorer, count_with_dead, parse_vertex_list, result_winner
 from dlgo.utils import coords_from_point, move_to_text
 
-__all__ = ["GameRules", "play_game", "illegal_reason"]
+__all__ = ["GameRules", "play_game"]
 
 _WORD = {"B": "black", "W": "white"}
 _OTHER = {"B": "W", "W": "B"}
@@ -109,28 +109,6 @@ class GameRules:
             values["clock"] = ClockSettings(**values["clock"])
         known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in values.items() if k in known})
-
-
-def illegal_reason(state: GameState, move: Move) -> str | None:
-    """Why the player to move may not play ``move`` (None: legal)."""
-    if not move.is_play:
-        return None
-    board = state.board
-    player = state.next_player
-    if not board.is_on_grid(move.point):
-        return f"off the {board.num_rows}x{board.num_cols} board"
-    if board.get(move.point) is not None:
-        return "the point is occupied"
-    if state.is_move_self_capture(player, move):
-        return "suicide"
-    if state.does_move_violate_ko(player, move):
-        previous = state.previous_state
-        if previous is not None:
-            after = state.apply_move(move)
-            if after.situation_hash() == previous.situation_hash():
-                return "ko (retakes at once)"
-        return "superko (repeats an earlier position)"
-    return None
 
 
 class _GameOver(Exception):
@@ -321,7 +299,7 @@ def _play_moves(record: GameRecord, seats: dict[str, _Seat], rules: GameRules, s
             raise _GameOver(other.colour, "resign", f"{seat.spec.label} resigned")
 
         vertex = move_to_text(move)
-        reason = illegal_reason(state, move)
+        reason = state.illegal_reason(state.next_player, move)
         if reason is not None:
             raise _forfeit(
                 colour, "illegal", f"{seat.spec.label} played {vertex} at move {len(record.moves) + 1}: {reason}"

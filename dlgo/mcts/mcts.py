@@ -62,7 +62,7 @@ class MCTSNode:
             board = state.board
             cands = kernel.candidate_moves(
                 board_array(state),
-                board._geo.width,
+                board.geometry.width,
                 state.next_player.value,
                 state.ko_point,
             ).tolist()
@@ -89,7 +89,7 @@ class MCTSNode:
             elif state._violates_superko(color, idx):
                 continue
             else:
-                move = Move.play(board._geo.points[idx])
+                move = Move.play(board.geometry.points[idx])
             child = MCTSNode(state.apply_move(move), self, move)
             self.children.append(child)
             return child
@@ -151,7 +151,7 @@ class MCTSAgent(SearchAgent):
         board = state.board
         winner, _ = kernel.playout(
             board_array(state),
-            board._geo.width,
+            board.geometry.width,
             state.next_player.value,
             state.ko_point,
             float(state.komi),

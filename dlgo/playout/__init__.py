@@ -20,7 +20,8 @@ def seed(value: int) -> None:
 
 
 def board_array(game_state: GameState) -> np.ndarray:
-    return np.array(game_state.board._colors, dtype=np.int8)
+    """The padded point codes as a writable int8 array (the kernels' board)."""
+    return np.frombuffer(game_state.board.padded_colors, dtype=np.int8).copy()
 
 
 def _max_moves(game_state: GameState) -> int:
@@ -33,7 +34,7 @@ def random_playout(game_state: GameState) -> Player | None:
     board = game_state.board
     winner, _ = kernel.playout(
         board_array(game_state),
-        board._geo.width,
+        board.geometry.width,
         game_state.next_player.value,
         game_state.ko_point,
         float(game_state.komi),
@@ -66,7 +67,7 @@ def estimate_ownership(game_state: GameState, num_playouts: int = 200) -> Owners
     board = game_state.board
     black, white, _, own = kernel.playouts(
         board_array(game_state),
-        board._geo.width,
+        board.geometry.width,
         game_state.next_player.value,
         game_state.ko_point,
         float(game_state.komi),
