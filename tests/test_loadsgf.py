@@ -16,7 +16,7 @@ from dlgo.sgf import MAX_FILE_BYTES, read_game
 
 FAST = ("mcts.rounds=50", "time.default_seconds=0")
 
-# Set-up kos on 9x9 (see tests/test_sgf.py): Black can take at C7 and G7, White at C3.
+# Set-up kos on 9x9 (see tests/test_sgf_replay.py): Black can take at C7 and G7, White at C3.
 KOS = "AB[bb][ac][bd][cf][bg][ch][dg][hb][ic][hd]AW[cb][bc][dc][cd][bf][ag][bh][gb][hc][fc][gd]PL[B]"
 CYCLE = ";B[cc];W[cg];B[gc];W[bc];B[bg];W[hc]"  # six captures in turn: the first position again
 
@@ -40,7 +40,7 @@ KGS_TRIPLE_KO = (
 RECORDS = {
     "missing_paren": "(;GM[1]FF[4]SZ[9]KM[7.5];B[cc];W[gg];B[dd]\n",
     # No AE here: GNU Go 3.8 ignores AE after a move (dlgo.sgf applies it, as the SGF spec says;
-    # see tests/test_sgf.py).
+    # see tests/test_sgf_replay.py).
     "setup_mid_game": "(;GM[1]FF[4]SZ[9];B[cc];W[gg];AB[ee];AW[aa];W[dd];B[ff])",
     "both_colours": "(;GM[1]FF[4]SZ[9];B[cc]W[gg];B[dd])",
     "triple_ko_japanese": f"(;GM[1]FF[4]SZ[9]RU[Japanese]{KOS}{CYCLE}{CYCLE};B[cc])",
