@@ -5,10 +5,15 @@ to move first so neither side gets a free tempo. A string whose points end up th
 more often than its own is dead, unless a static two-eye check (``dlgo.eyes``) shows it lives.
 Strings that survive with liberties only in neutral points
 shared with the opponent are reported as seki.
+
+:func:`count` is the one dead-stone count of a position (cached), so an engine's
+``final_score`` and ``final_status_list`` and its pass decisions always agree. The compiled
+playouts are imported on first use, so importing this module stays cheap.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,17 +21,26 @@ import numpy as np
 from dlgo.eyes import refine_dead
 from dlgo.goboard import BLACK, EMPTY, WHITE, GameState, GoString
 from dlgo.gotypes import Player, Point
-from dlgo.playout import board_array, kernel
 from dlgo.scoring import GameResult, area_ownership, compute_game_result
 
-__all__ = ["GroupStatus", "estimate_status", "final_result", "ownership_values"]
+__all__ = [
+    "GroupStatus",
+    "Count",
+    "estimate_status",
+    "final_result",
+    "ownership_values",
+    "count",
+    "has_neutral_points",
+]
 
 
 def ownership_values(game_state: GameState, num_playouts: int = 400) -> np.ndarray:
     """Mean final owner per padded point, +1 black / -1 white, both players moving first in turn."""
+    from dlgo.playout import board_array, kernel  # compiled playouts: loaded on first use
+
     board = game_state.board
     colors = board_array(game_state)
-    w = board._geo.width
+    w = board.geometry.width
     max_moves = 3 * board.num_rows * board.num_cols + 50
     half = max(1, num_playouts // 2)
     komi = float(game_state.komi)
@@ -50,7 +64,7 @@ def _strings(game_state: GameState) -> list[GoString]:
     board = game_state.board
     seen: set[int] = set()
     out = []
-    for idx in board._geo.on_board:
+    for idx in board.geometry.on_board:
         s = board._strings[idx]
         if s is not None and id(s) not in seen:
             seen.add(id(s))
@@ -64,6 +78,8 @@ def estimate_status(game_state: GameState, num_playouts: int = 400, seed: int | 
     ``seed`` makes the estimate repeatable; it reseeds the shared playout generator.
     """
     if seed is not None:
+        from dlgo.playout import kernel
+
         kernel.seed(seed)
     own = ownership_values(game_state, num_playouts)
     board = game_state.board
@@ -72,25 +88,26 @@ def estimate_status(game_state: GameState, num_playouts: int = 400, seed: int | 
     for s in strings:
         sign = 1.0 if s.color is Player.black else -1.0
         if sign * float(np.mean([own[i] for i in s._stones])) < 0.0:
-            by_ownership.extend(board._geo.points[i] for i in s._stones)
+            by_ownership.extend(board.geometry.points[i] for i in s._stones)
     # Playouts fill small eyes and misread shared eye space: a static two-eye check corrects them.
     dead_points = refine_dead(game_state, by_ownership)
     dead_set = set(dead_points)
     dead_strings = []
     alive_strings = []
     for s in strings:
-        (dead_strings if board._geo.points[next(iter(s._stones))] in dead_set else alive_strings).append(s)
+        (dead_strings if board.geometry.points[next(iter(s._stones))] in dead_set else alive_strings).append(s)
     owner = area_ownership(board, dead_points)
     seki = []
     alive = []
+    colors = board.padded_colors
     for s in alive_strings:
         libs = s._libs
         neutral = all(owner[i] == 0 for i in libs)
         shared = any(
-            board._colors[n] == (WHITE if s.color is Player.black else BLACK)
+            colors[n] == (WHITE if s.color is Player.black else BLACK)
             for i in libs
-            for n in board._geo.neighbors[i]
-            if board._colors[i] == EMPTY
+            for n in board.geometry.neighbors[i]
+            if colors[i] == EMPTY
         )
         (seki if libs and neutral and shared else alive).append(s)
 
@@ -104,3 +121,70 @@ def final_result(game_state: GameState, num_playouts: int = 400, seed: int | Non
     """Area count with komi after removing the stones the estimate calls dead."""
     status = estimate_status(game_state, num_playouts, seed)
     return compute_game_result(game_state, status.dead_stones())
+
+
+@dataclass(frozen=True)
+class Count:
+    """A position's dead-stone estimate and its area result with the dead stones removed."""
+
+    status: GroupStatus
+    result: GameResult
+
+    def dead_stones(self) -> list[Point]:
+        return self.status.dead_stones()
+
+    def dead_of(self, player: Player, state: GameState) -> list[list[Point]]:
+        return [g for g in self.status.dead if state.board.get(g[0]) is player]
+
+    def wins(self, player: Player) -> bool:
+        return self.result.winner is player
+
+
+_CACHE: OrderedDict[tuple, Count] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def count(state: GameState, playouts: int, seed: int | None = 1) -> Count:
+    """Dead-stone estimate and the area result with dead stones removed (cached per position)."""
+    key = (
+        state.board.zobrist_hash(),
+        state.board.num_rows,
+        state.board.num_cols,
+        state.next_player,
+        state.ko_point,
+        float(state.komi),
+        playouts,
+        seed,
+    )
+    hit = _CACHE.get(key)
+    if hit is not None:
+        _CACHE.move_to_end(key)
+        return hit
+    status = estimate_status(state, playouts, seed)
+    result = compute_game_result(state, status.dead_stones())
+    value = Count(status, result)
+    _CACHE[key] = value
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return value
+
+
+def has_neutral_points(state: GameState, counted: Count) -> bool:
+    """Is there an empty point nobody owns once dead stones are off, outside seki?
+
+    Under area scoring such a point (dame) is still worth filling, so the game is not over.
+    Liberties of seki strings are neutral by nature and do not count.
+    """
+    board = state.board
+    geo = board.geometry
+    colors = board.padded_colors
+    owner = area_ownership(board, counted.dead_stones())
+    seki_libs: set[int] = set()
+    for group in counted.status.seki:
+        string = board.get_go_string(group[0])
+        if string is not None:
+            seki_libs |= string._libs
+    for idx in geo.on_board:
+        if colors[idx] == EMPTY and owner[idx] == 0 and idx not in seki_libs:
+            return True
+    return False

@@ -15,12 +15,12 @@ from collections import deque
 from typing import Any
 
 from dlgo.agent.base import Agent
+from dlgo.deadstones import count
 from dlgo.goboard import GameState
 from dlgo.search import SearchAgent, SearchBudget
 from gtp_engine import agents
 from gtp_engine.config import Config
 from gtp_engine.protocol import UNACCEPTABLE_SIZE, GtpError
-from gtp_engine.scoring import count
 
 __all__ = ["AgentBuild", "AgentPool", "Overhead"]
 

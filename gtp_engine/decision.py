@@ -23,10 +23,10 @@ from typing import Any
 
 from dlgo.agent.base import Agent
 from dlgo.agent.helpers import is_point_an_eye
+from dlgo.deadstones import count, has_neutral_points
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.search import CandidateInfo, SearchAgent, SearchBudget, SearchResult
-from gtp_engine.scoring import count, has_neutral_points
 
 __all__ = ["MoveChoice", "DecisionSettings", "choose_move", "emergency_move", "resign_value"]
 

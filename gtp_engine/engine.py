@@ -18,6 +18,7 @@ from typing import Any
 
 from dlgo import __version__
 from dlgo.agent.base import Agent
+from dlgo.deadstones import count
 from dlgo.goboard import MAX_SIZE, MIN_SIZE, GameState
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import fixed_handicap_points, free_handicap_points
@@ -66,7 +67,6 @@ from gtp_engine.protocol import (
     stream_head,
 )
 from gtp_engine.quickmove import quick_move
-from gtp_engine.scoring import count
 
 __all__ = ["Engine", "COMMANDS"]
 
