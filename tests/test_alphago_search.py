@@ -12,7 +12,7 @@ from dlgo.alphago import AlphaGoEvaluator, AlphaGoMCTS, rollout_value
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.playout import kernel
-from dlgo.playout.kernel import _urgent
+from dlgo.playout.kernel import urgent_move
 from dlgo.search import SearchBudget
 
 
@@ -86,13 +86,13 @@ def test_fast_rollout_captures_and_escapes_first():
     colors = np.frombuffer(board.padded_colors, dtype=np.int8).copy()
     w = board.geometry.width
     n = colors.shape[0]
-    head, nxt, libs, size, empties, epos = kernel._work_arrays(n)
-    kernel._init_strings(colors, w, head, nxt, libs, size, empties, epos)
+    head, nxt, libs, size, empties, epos = kernel.work_arrays(n)
+    kernel.init_strings(colors, w, head, nxt, libs, size, empties, epos)
     last = board.geometry.index(Point(1, 2))  # as if White just played B1
-    capture = _urgent(colors, w, head, nxt, libs, last, Player.black.value, 0)
+    capture = urgent_move(colors, w, head, nxt, libs, last, Player.black.value, 0)
     assert capture == board.geometry.index(Point(1, 3))
     # White to move: its B1 stone is in atari; extending to C1 gives it room.
-    escape = _urgent(colors, w, head, nxt, libs, board.geometry.index(Point(2, 2)), Player.white.value, 0)
+    escape = urgent_move(colors, w, head, nxt, libs, board.geometry.index(Point(2, 2)), Player.white.value, 0)
     assert escape == board.geometry.index(Point(1, 3))
 
 

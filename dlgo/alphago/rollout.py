@@ -19,7 +19,8 @@ import numpy as np
 from numba import njit
 
 from dlgo.goboard import GameState
-from dlgo.playout.kernel import BLACK, WHITE, _play_out, _work_arrays, area_owner
+from dlgo.kernels import BLACK, WHITE
+from dlgo.playout.kernel import area_owner, play_out, work_arrays
 
 __all__ = ["rollout", "rollout_value", "POLICIES"]
 
@@ -31,8 +32,8 @@ def rollout(colors_in, w, to_move, ko, last, komi, max_moves, fast):
     """Play one rollout; returns the winner (1 black, 2 white, 0 jigo or undecided)."""
     n = colors_in.shape[0]
     colors = colors_in.copy()
-    head, nxt, libs, size, empties, epos = _work_arrays(n)
-    _, finished = _play_out(colors, w, to_move, ko, last, max_moves, fast, head, nxt, libs, size, empties, epos)
+    head, nxt, libs, size, empties, epos = work_arrays(n)
+    _, finished = play_out(colors, w, to_move, ko, last, max_moves, fast, head, nxt, libs, size, empties, epos)
     if not finished:
         return 0
     owner = np.empty(n, np.int8)

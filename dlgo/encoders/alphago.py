@@ -20,7 +20,7 @@ set only on legal points (suicide and situational superko excluded).
 | 48 | 1 | (``use_player_plane``) ones if black is to move |
 
 Fixes of the book's code (A3.6, A10 item 10): no index overflow at count 8, self-atari counts the
-new string's stones, a real ladder reader (``_kernels``), constant planes written once, and the
+new string's stones, a real ladder reader (``dlgo.encoders.kernels``), constant planes written once, and the
 player plane is off by default (policy: 48 planes; ``alphago_value`` or ``use_player_plane=True``:
 49).
 """
@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dlgo.encoders import _kernels as K
+from dlgo.encoders import kernels as K
 from dlgo.encoders.base import Encoder
 from dlgo.encoders.features import BoardAnalysis, recent_moves
 from dlgo.goboard import GameState

@@ -1,4 +1,4 @@
-"""Board features the encoders share, computed by the compiled kernels in ``_kernels``.
+"""Board features the encoders share, computed by the compiled kernels in ``dlgo.encoders.kernels``.
 
 ``analyse(game_state)`` returns a ``BoardAnalysis`` of flat arrays over the padded grid
 (index ``row * (cols + 2) + col``, as in ``dlgo.goboard``). Legality is exact: suicide by the
@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 
-from dlgo.encoders import _kernels as K
+from dlgo.encoders import kernels as K
 from dlgo.goboard import BLACK, GameState
 from dlgo.zobrist import zobrist_table
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dlgo.encoders import _kernels as K
+from dlgo.encoders import kernels as K
 from dlgo.encoders.base import Encoder
 from dlgo.encoders.features import BoardAnalysis
 from dlgo.goboard import GameState

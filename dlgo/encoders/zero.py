@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dlgo.encoders import _kernels as K
+from dlgo.encoders import kernels as K
 from dlgo.encoders.base import Encoder
 from dlgo.encoders.features import BoardAnalysis, recent_moves
 from dlgo.goboard import GameState, Move

@@ -1,7 +1,7 @@
 """Compiled random playouts (numba): the speed the book's rollout-based search depends on.
 
 A playout plays uniformly random moves that are legal and do not fill the mover's own eye
-(the book's RandomBot rule, A1.7) until both sides pass, then counts the board by area.
+(the book's RandomBot rule, book listing 3.15) until both sides pass, then counts the board by area.
 Boards are numpy int8 arrays over the same padded grid as ``dlgo.goboard`` (0 empty, 1 black,
 2 white, 3 border; width = columns + 2).
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
+from dlgo.kernels import BLACK, BORDER, EMPTY, WHITE, is_eye, neighbor
 
 
 @njit(cache=True)
@@ -26,20 +26,14 @@ def seed(value: int) -> None:
     np.random.seed(value)
 
 
-@njit(cache=True, inline="always")
-def _neighbor(p, w, k):
-    if k == 0:
-        return p - w
-    if k == 1:
-        return p + w
-    if k == 2:
-        return p - 1
-    return p + 1
-
-
 @njit(cache=True)
-def _init_strings(colors, w, head, nxt, libs, size, empties, epos):
-    """Build strings and the empty-point list from a colour array; returns the empty count."""
+def init_strings(colors, w, head, nxt, libs, size, empties, epos):
+    """Build strings and the empty-point list from a colour array; returns the empty count.
+
+    Its own depth-first fill rather than ``dlgo.kernels.flood_chain``: the order it links a
+    string's stones in decides the order captured points rejoin the empty list, and so which
+    random moves a seeded playout draws.
+    """
     n_points = colors.shape[0]
     for p in range(n_points):
         head[p] = -1
@@ -64,7 +58,7 @@ def _init_strings(colors, w, head, nxt, libs, size, empties, epos):
                 top -= 1
                 s = stack[top]
                 for k in range(4):
-                    n = _neighbor(s, w, k)
+                    n = neighbor(s, w, k)
                     cn = colors[n]
                     if cn == EMPTY:
                         libs[p] += 1
@@ -79,7 +73,7 @@ def _init_strings(colors, w, head, nxt, libs, size, empties, epos):
 
 
 @njit(cache=True)
-def _work_arrays(n):
+def work_arrays(n):
     """Scratch arrays for strings and the empty-point list: head, next, libs, size, empties, epos."""
     return (
         np.empty(n, np.int32),
@@ -92,40 +86,21 @@ def _work_arrays(n):
 
 
 @njit(cache=True)
-def _is_eye(colors, w, p, c):
-    for k in range(4):
-        cn = colors[_neighbor(p, w, k)]
-        if cn != c and cn != BORDER:
-            return False
-    off = 0
-    friendly = 0
-    for d in (p - w - 1, p - w + 1, p + w - 1, p + w + 1):
-        cd = colors[d]
-        if cd == BORDER:
-            off += 1
-        elif cd == c:
-            friendly += 1
-    if off > 0:
-        return off + friendly == 4
-    return friendly >= 3
-
-
-@njit(cache=True)
 def _is_legal(colors, w, head, libs, p, c, ko):
     """Legal for ``c`` at empty ``p``: not the ko point and not suicide after captures."""
     if p == ko:
         return False
     for k in range(4):
-        if colors[_neighbor(p, w, k)] == EMPTY:
+        if colors[neighbor(p, w, k)] == EMPTY:
             return True
     for k in range(4):
-        n = _neighbor(p, w, k)
+        n = neighbor(p, w, k)
         cn = colors[n]
         if cn == BLACK or cn == WHITE:
             h = head[n]
             adjacent = 0
             for j in range(4):
-                m = _neighbor(p, w, j)
+                m = neighbor(p, w, j)
                 if colors[m] == cn and head[m] == h:
                     adjacent += 1
             if cn == c:
@@ -150,7 +125,7 @@ def _remove_string(colors, w, head, nxt, libs, empties, epos, n_empty, h):
     s = h
     while True:
         for k in range(4):
-            m = _neighbor(s, w, k)
+            m = neighbor(s, w, k)
             cm = colors[m]
             if cm == BLACK or cm == WHITE:
                 libs[head[m]] += 1
@@ -174,14 +149,14 @@ def _play(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c):
     size[p] = 1
     libs[p] = 0
     for k in range(4):
-        n = _neighbor(p, w, k)
+        n = neighbor(p, w, k)
         cn = colors[n]
         if cn == EMPTY:
             libs[p] += 1
         elif cn == BLACK or cn == WHITE:
             libs[head[n]] -= 1
     for k in range(4):
-        n = _neighbor(p, w, k)
+        n = neighbor(p, w, k)
         if colors[n] == c:
             a = head[n]
             b = head[p]
@@ -203,7 +178,7 @@ def _play(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c):
     captured = 0
     captured_at = 0
     for k in range(4):
-        n = _neighbor(p, w, k)
+        n = neighbor(p, w, k)
         if colors[n] == opp and libs[head[n]] == 0:
             h = head[n]
             captured += size[h]
@@ -226,7 +201,7 @@ def _select(colors, w, head, libs, empties, epos, n_empty, c, ko):
     while k > 0:
         i = np.random.randint(k)
         p = empties[i]
-        if not _is_eye(colors, w, p, c) and _is_legal(colors, w, head, libs, p, c, ko):
+        if not is_eye(colors, w, p, c) and _is_legal(colors, w, head, libs, p, c, ko):
             return p
         k -= 1
         q = empties[k]
@@ -265,7 +240,7 @@ def area_owner(colors, w, owner):
                 region[count] = s
                 count += 1
                 for k in range(4):
-                    n = _neighbor(s, w, k)
+                    n = neighbor(s, w, k)
                     cn = colors[n]
                     if cn == EMPTY:
                         if not seen[n]:
@@ -288,7 +263,7 @@ def _single_liberty(colors, w, head, nxt, libs, h):
     s = h
     while True:
         for k in range(4):
-            n = _neighbor(s, w, k)
+            n = neighbor(s, w, k)
             if colors[n] == EMPTY:
                 lib = n
                 break
@@ -299,32 +274,32 @@ def _single_liberty(colors, w, head, nxt, libs, h):
             return 0
     adjacent = 0
     for k in range(4):
-        m = _neighbor(lib, w, k)
+        m = neighbor(lib, w, k)
         if colors[m] == colors[h] and head[m] == h:
             adjacent += 1
     return lib if libs[h] == adjacent else 0
 
 
 @njit(cache=True)
-def _urgent(colors, w, head, nxt, libs, last, c, ko):
+def urgent_move(colors, w, head, nxt, libs, last, c, ko):
     """A capture or an atari escape next to the last move (0 if none is legal)."""
     if last <= 0:
         return 0
     opp = 3 - c
     for k in range(5):
-        p = last if k == 4 else _neighbor(last, w, k)
+        p = last if k == 4 else neighbor(last, w, k)
         if colors[p] == opp:
             lib = _single_liberty(colors, w, head, nxt, libs, head[p])
             if lib and _is_legal(colors, w, head, libs, lib, c, ko):
                 return lib
     for k in range(4):
-        p = _neighbor(last, w, k)
+        p = neighbor(last, w, k)
         if colors[p] == c:
             lib = _single_liberty(colors, w, head, nxt, libs, head[p])
             if lib:
                 room = 0
                 for j in range(4):
-                    if colors[_neighbor(lib, w, j)] == EMPTY:
+                    if colors[neighbor(lib, w, j)] == EMPTY:
                         room += 1
                 if room >= 2 and _is_legal(colors, w, head, libs, lib, c, ko):
                     return lib
@@ -332,16 +307,16 @@ def _urgent(colors, w, head, nxt, libs, last, c, ko):
 
 
 @njit(cache=True)
-def _play_out(colors, w, to_move, ko, last, max_moves, fast, head, nxt, libs, size, empties, epos):
+def play_out(colors, w, to_move, ko, last, max_moves, fast, head, nxt, libs, size, empties, epos):
     """Play a game out on ``colors`` (modified): random legal moves that do not fill one's own
     eye, or with ``fast`` first the urgent reply to the ``last`` move (AlphaGo-style rollouts).
     Returns (moves played, whether it ended with two passes rather than at ``max_moves``)."""
-    n_empty = _init_strings(colors, w, head, nxt, libs, size, empties, epos)
+    n_empty = init_strings(colors, w, head, nxt, libs, size, empties, epos)
     passes = 0
     moves = 0
     c = to_move
     while moves < max_moves and passes < 2:
-        p = _urgent(colors, w, head, nxt, libs, last, c, ko) if fast else 0
+        p = urgent_move(colors, w, head, nxt, libs, last, c, ko) if fast else 0
         if p == 0:
             p = _select(colors, w, head, libs, empties, epos, n_empty, c, ko)
         if p == 0:
@@ -359,7 +334,7 @@ def _play_out(colors, w, to_move, ko, last, max_moves, fast, head, nxt, libs, si
 @njit(cache=True)
 def _playout_in_place(colors, w, to_move, ko, max_moves, head, nxt, libs, size, empties, epos):
     """Play a random game on ``colors`` (modified); returns the number of moves played."""
-    return _play_out(colors, w, to_move, ko, 0, max_moves, False, head, nxt, libs, size, empties, epos)[0]
+    return play_out(colors, w, to_move, ko, 0, max_moves, False, head, nxt, libs, size, empties, epos)[0]
 
 
 @njit(cache=True)
@@ -372,7 +347,7 @@ def playout(colors_in, w, to_move, ko, komi, max_moves):
     """One random playout from a position; returns (winner 1/2 or 0 for jigo, moves played)."""
     n = colors_in.shape[0]
     colors = colors_in.copy()
-    head, nxt, libs, size, empties, epos = _work_arrays(n)
+    head, nxt, libs, size, empties, epos = work_arrays(n)
     owner = np.empty(n, np.int8)
     moves = _playout_in_place(colors, w, to_move, ko, max_moves, head, nxt, libs, size, empties, epos)
     score = area_owner(colors, w, owner) - komi
@@ -392,7 +367,7 @@ def playouts(colors_in, w, to_move, ko, komi, num_playouts, max_moves):
     """
     n = colors_in.shape[0]
     colors = np.empty(n, np.int8)
-    head, nxt, libs, size, empties, epos = _work_arrays(n)
+    head, nxt, libs, size, empties, epos = work_arrays(n)
     owner = np.empty(n, np.int8)
     ownership = np.zeros(n, np.float64)
     black_wins = 0
@@ -425,12 +400,12 @@ def candidate_moves(colors_in, w, to_move, ko):
     """
     n = colors_in.shape[0]
     colors = colors_in.copy()
-    head, nxt, libs, size, empties, epos = _work_arrays(n)
-    _init_strings(colors, w, head, nxt, libs, size, empties, epos)
+    head, nxt, libs, size, empties, epos = work_arrays(n)
+    init_strings(colors, w, head, nxt, libs, size, empties, epos)
     out = np.empty(n, np.int32)
     count = 0
     for p in range(n):
-        if colors[p] == EMPTY and not _is_eye(colors, w, p, to_move):
+        if colors[p] == EMPTY and not is_eye(colors, w, p, to_move):
             if _is_legal(colors, w, head, libs, p, to_move, ko):
                 out[count] = p
                 count += 1

@@ -24,10 +24,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dlgo.playout.kernel import _is_eye as playout_is_eye
-from dlgo.playout.kernel import _neighbor as _nb
+from dlgo.kernels import BLACK, BORDER, EMPTY, NO_LIMIT, WHITE, flood_chain, is_eye, neighbor
 
-EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
+__all__ = [
+    "EMPTY",
+    "BLACK",
+    "WHITE",
+    "BORDER",
+    "LADDER_MAX_DEPTH",
+    "LADDER_MAX_NODES",
+    "chain_info",
+    "analyse_moves",
+    "analyse",
+    "stone_liberty_planes",
+    "is_eye",
+    "ladder_captured",
+    "ladder_features",
+]
 LADDER_MAX_DEPTH = 200  # plies: a ladder across a 25x25 board takes about 100
 LADDER_MAX_NODES = 1000  # plays per read: real ladders need up to a few hundred (wrong branches included)
 
@@ -43,41 +56,20 @@ def chain_info(colors, w, label, nxt, libs, size):
         label[p] = -1
         libs[p] = 0
         size[p] = 0
-    stack = np.empty(n, np.int32)
-    mark = np.full(n, -1, np.int32)
+    mark = np.zeros(n, np.int64)
+    ctr = np.zeros(1, np.int64)
+    stones = np.empty(n, np.int32)
+    no_room = np.empty(0, np.int32)  # liberties are only counted here
     for p in range(n):
         c = colors[p]
         if (c == BLACK or c == WHITE) and label[p] < 0:
-            label[p] = p
-            nxt[p] = p
-            cnt = 1
-            nl = 0
-            stack[0] = p
-            top = 1
-            while top > 0:
-                top -= 1
-                s = stack[top]
-                for k in range(4):
-                    q = _nb(s, w, k)
-                    cq = colors[q]
-                    if cq == EMPTY:
-                        if mark[q] != p:
-                            mark[q] = p
-                            nl += 1
-                    elif cq == c and label[q] < 0:
-                        label[q] = p
-                        nxt[q] = nxt[p]
-                        nxt[p] = q
-                        cnt += 1
-                        stack[top] = q
-                        top += 1
-            s = p
-            while True:
+            ns, nl = flood_chain(colors, w, p, mark, ctr, stones, no_room, NO_LIMIT)
+            for i in range(ns):
+                s = stones[i]
+                label[s] = p
+                nxt[s] = stones[i + 1] if i + 1 < ns else p
                 libs[s] = nl
-                size[s] = cnt
-                s = nxt[s]
-                if s == p:
-                    break
+                size[s] = ns
 
 
 @njit(cache=True)
@@ -109,7 +101,7 @@ def analyse_moves(
         safe_friend = False
         # Captured opponent chains (distinct roots).
         for k in range(4):
-            q = _nb(p, w, k)
+            q = neighbor(p, w, k)
             cq = colors[q]
             if cq == EMPTY:
                 has_empty = True
@@ -145,7 +137,7 @@ def analyse_moves(
         ns = 1
         nfr = 0
         for k in range(4):
-            q = _nb(p, w, k)
+            q = neighbor(p, w, k)
             cq = colors[q]
             if cq == EMPTY or capmark[q] == p:
                 if libmark[q] != p:
@@ -165,7 +157,7 @@ def analyse_moves(
                 s = r
                 while True:
                     for kk in range(4):
-                        t = _nb(s, w, kk)
+                        t = neighbor(s, w, kk)
                         if t != p and (colors[t] == EMPTY or capmark[t] == p) and libmark[t] != p:
                             libmark[t] = p
                             nl += 1
@@ -217,56 +209,7 @@ def stone_liberty_planes(colors, w, first_color, libs, max_libs, out):
             out[p // w - 1, p % w - 1, base + min(libs[p], max_libs) - 1] = 1.0
 
 
-@njit(cache=True)
-def is_eye(colors, w, p, color):
-    """The book's eye rule (A1.7) on an empty point, as the playout kernel applies it."""
-    return colors[p] == EMPTY and playout_is_eye(colors, w, p, color)
-
-
 # --- ladder reader (mutates ``colors`` and restores it) -------------------------------------
-
-
-@njit(cache=True)
-def _flood(colors, w, p, mark, ctr, stones, lib_out):
-    """Stones of the chain at ``p`` into ``stones``; its liberties into ``lib_out`` (as many as fit).
-
-    Returns (number of stones, number of liberties)."""
-    return _flood_upto(colors, w, p, mark, ctr, stones, lib_out, 1 << 30)
-
-
-@njit(cache=True)
-def _flood_upto(colors, w, p, mark, ctr, stones, lib_out, max_libs):
-    """``_flood`` that stops as soon as it has found more than ``max_libs`` liberties (then the
-    stone list is incomplete and the count is ``max_libs + 1``)."""
-    ctr[0] += 1
-    gen = ctr[0]
-    c = colors[p]
-    mark[p] = gen
-    stones[0] = p
-    ns = 1
-    nl = 0
-    i = 0
-    cap = lib_out.shape[0]
-    while i < ns:
-        s = stones[i]
-        i += 1
-        for k in range(4):
-            q = _nb(s, w, k)
-            if mark[q] == gen:
-                continue
-            cq = colors[q]
-            if cq == c:
-                mark[q] = gen
-                stones[ns] = q
-                ns += 1
-            elif cq == EMPTY:
-                mark[q] = gen
-                if nl < cap:
-                    lib_out[nl] = q
-                nl += 1
-                if nl > max_libs:
-                    return ns, nl
-    return ns, nl
 
 
 @njit(cache=True)
@@ -276,16 +219,16 @@ def _play(colors, w, p, c, mark, ctr, stones, lib_out, cap):
     opp = 3 - c
     ncap = 0
     for k in range(4):
-        q = _nb(p, w, k)
+        q = neighbor(p, w, k)
         if colors[q] == opp:
-            ns, nl = _flood_upto(colors, w, q, mark, ctr, stones, lib_out, 0)
+            ns, nl = flood_chain(colors, w, q, mark, ctr, stones, lib_out, 0)
             if nl == 0:
                 for i in range(ns):
                     cap[ncap] = stones[i]
                     ncap += 1
                     colors[stones[i]] = EMPTY
     if ncap == 0:
-        ns, nl = _flood_upto(colors, w, p, mark, ctr, stones, lib_out, 0)
+        ns, nl = flood_chain(colors, w, p, mark, ctr, stones, lib_out, 0)
         if nl == 0:
             colors[p] = EMPTY
             return -1
@@ -310,7 +253,7 @@ def _candidates(colors, w, s, attacker, d, mark, ctr, stones, lib_out, cand, row
     Returns how many, or -1 / -2 when the node is decided without moves (-1: captured,
     -2: escaped or not attackable)."""
     a = 3 - d
-    ns, nl = _flood(colors, w, s, mark, ctr, stones, lib_out)
+    ns, nl = flood_chain(colors, w, s, mark, ctr, stones, lib_out, NO_LIMIT)
     if attacker:
         if nl != 2:
             return -1 if nl < 2 else -2
@@ -321,9 +264,9 @@ def _candidates(colors, w, s, attacker, d, mark, ctr, stones, lib_out, cand, row
         e0 = 0
         e1 = 0
         for k in range(4):
-            if colors[_nb(l0, w, k)] == EMPTY:
+            if colors[neighbor(l0, w, k)] == EMPTY:
                 e0 += 1
-            if colors[_nb(l1, w, k)] == EMPTY:
+            if colors[neighbor(l1, w, k)] == EMPTY:
                 e1 += 1
         if e1 <= e0:
             cand[row, 0] = l0
@@ -340,9 +283,9 @@ def _candidates(colors, w, s, attacker, d, mark, ctr, stones, lib_out, cand, row
     base_gen = ctr[0]  # stones marked after this belong to attacker chains already looked at
     for i in range(ns):
         for k in range(4):
-            q = _nb(chain[i], w, k)
+            q = neighbor(chain[i], w, k)
             if colors[q] == a and mark[q] <= base_gen:
-                _, nlq = _flood_upto(colors, w, q, mark, ctr, stones, lib_out, 1)
+                _, nlq = flood_chain(colors, w, q, mark, ctr, stones, lib_out, 1)
                 if nlq == 1:
                     m = lib_out[0]
                     dup = False
@@ -407,7 +350,7 @@ def _read(colors, w, s, attacker_to_move, sc):
             played[depth] = m
             ncap[depth] = k
             capbase[depth + 1] = base + k
-            _, nl2 = _flood_upto(colors, w, s, mark, ctr, stones, lib_out, 2)
+            _, nl2 = flood_chain(colors, w, s, mark, ctr, stones, lib_out, 2)
             if is_att:
                 descend = nl2 == 1
             else:
@@ -421,7 +364,7 @@ def _read(colors, w, s, attacker_to_move, sc):
                 child = _candidates(colors, w, s, not is_att, d, mark, ctr, stones, lib_out, cand, depth + 1)
                 kop[depth + 1] = -1
                 if k == 1:  # took one stone: a ko if the taker is one stone with one liberty
-                    ns1, nl1 = _flood_upto(colors, w, m, mark, ctr, stones, lib_out, 1)
+                    ns1, nl1 = flood_chain(colors, w, m, mark, ctr, stones, lib_out, 1)
                     if ns1 == 1 and nl1 == 1:
                         kop[depth + 1] = capstack[base]
                 if child >= 0:
@@ -500,7 +443,7 @@ def ladder_features(colors, w, color, label, libs, legal, want_laddered, want_es
         nl = libs[r]
         laddered = False
         if c == opp and nl == 2:
-            _flood(work, w, r, mark, ctr, stones, lib_out)
+            flood_chain(work, w, r, mark, ctr, stones, lib_out, NO_LIMIT)
             l0 = lib_out[0]
             l1 = lib_out[1]
             for j in range(2):
@@ -510,7 +453,7 @@ def ladder_features(colors, w, color, label, libs, legal, want_laddered, want_es
                 k = _play(work, w, m, color, mark, ctr, stones, lib_out, cap)
                 if k < 0:
                     continue
-                _, nl2 = _flood(work, w, r, mark, ctr, stones, lib_out)
+                _, nl2 = flood_chain(work, w, r, mark, ctr, stones, lib_out, NO_LIMIT)
                 if nl2 == 1 and _read(work, w, r, False, sc):
                     out[1, m] = 1
                     laddered = True
@@ -518,16 +461,16 @@ def ladder_features(colors, w, color, label, libs, legal, want_laddered, want_es
         elif want_laddered and (nl == 1 or (nl == 2 and c == color)):
             laddered = _read(work, w, r, nl == 2, sc)
         if want_escape and c == color and nl == 1:
-            ns, _ = _flood(work, w, r, mark, ctr, stones, lib_out)
+            ns, _ = flood_chain(work, w, r, mark, ctr, stones, lib_out, NO_LIMIT)
             chain = stones[:ns].copy()
             cands = np.empty(4 * ns + 1, np.int32)
             cands[0] = lib_out[0]
             nc = 1
             for i in range(ns):
                 for kk in range(4):
-                    q = _nb(chain[i], w, kk)
+                    q = neighbor(chain[i], w, kk)
                     if work[q] == opp:
-                        _, nlq = _flood_upto(work, w, q, mark, ctr, stones, lib_out, 1)
+                        _, nlq = flood_chain(work, w, q, mark, ctr, stones, lib_out, 1)
                         if nlq == 1:
                             m = lib_out[0]
                             dup = False
@@ -544,7 +487,7 @@ def ladder_features(colors, w, color, label, libs, legal, want_laddered, want_es
                 k = _play(work, w, m, color, mark, ctr, stones, lib_out, cap)
                 if k < 0:
                     continue
-                _, nl2 = _flood(work, w, r, mark, ctr, stones, lib_out)
+                _, nl2 = flood_chain(work, w, r, mark, ctr, stones, lib_out, NO_LIMIT)
                 ok = nl2 >= 3 or (nl2 == 2 and not _read(work, w, r, True, sc))
                 _undo(work, m, color, cap, k)
                 if not ok:
@@ -552,7 +495,7 @@ def ladder_features(colors, w, color, label, libs, legal, want_laddered, want_es
                 elif status[m] == 0:
                     status[m] = 1
         if laddered and want_laddered:
-            ns, _ = _flood(work, w, r, mark, ctr, stones, lib_out)
+            ns, _ = flood_chain(work, w, r, mark, ctr, stones, lib_out, NO_LIMIT)
             for i in range(ns):
                 out[0, stones[i]] = 1
     if want_escape:

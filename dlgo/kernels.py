@@ -1,0 +1,95 @@
+"""Compiled (numba) board kernels shared by the playouts and the encoders.
+
+Boards are numpy int8 arrays over the padded grid of :mod:`dlgo.geometry` (codes EMPTY, BLACK,
+WHITE, BORDER; width ``w`` = columns + 2; padded index = row * w + col), so a neighbour is
+index arithmetic and the border ring stops every walk. Everything compiles with
+``cache=True``: the first run in a fresh checkout compiles, later runs load the cache.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from dlgo.geometry import BLACK, BORDER, EMPTY, WHITE
+
+__all__ = ["EMPTY", "BLACK", "WHITE", "BORDER", "NO_LIMIT", "neighbor", "is_eye", "flood_chain"]
+
+NO_LIMIT = 1 << 30  # a liberty cap ``flood_chain`` never reaches
+
+
+@njit(cache=True, inline="always")
+def neighbor(p, w, k):
+    """The ``k``-th (0..3: up, down, left, right in index terms) neighbour of padded index ``p``."""
+    if k == 0:
+        return p - w
+    if k == 1:
+        return p + w
+    if k == 2:
+        return p - 1
+    return p + 1
+
+
+@njit(cache=True)
+def is_eye(colors, w, p, c):
+    """The book's eye rule (book 3.6, listing 3.15) for colour ``c`` at ``p``.
+
+    Every neighbour is ``c`` or the border; of the diagonals, all on-board ones must be ``c`` at
+    the edge, and three of four in the middle. Whether ``p`` is empty is the caller's check.
+    """
+    for k in range(4):
+        cn = colors[neighbor(p, w, k)]
+        if cn != c and cn != BORDER:
+            return False
+    off = 0
+    friendly = 0
+    for d in (p - w - 1, p - w + 1, p + w - 1, p + w + 1):
+        cd = colors[d]
+        if cd == BORDER:
+            off += 1
+        elif cd == c:
+            friendly += 1
+    if off > 0:
+        return off + friendly == 4
+    return friendly >= 3
+
+
+@njit(cache=True)
+def flood_chain(colors, w, p, mark, ctr, stones, lib_out, max_libs):
+    """The chain (string) at ``p``: its stones and its distinct liberties, breadth first.
+
+    Stones go into ``stones`` (room for every point needed), liberties into ``lib_out`` as many
+    as fit. ``mark`` (one int per point) and ``ctr`` (one int, the fill's generation) are scratch
+    kept between calls, so a fill costs nothing per point it does not reach. Returns (number of
+    stones, number of liberties); it stops as soon as it has more than ``max_libs`` liberties
+    (then the stone list is incomplete and the count is ``max_libs + 1``): pass ``NO_LIMIT``
+    for the whole chain.
+    """
+    ctr[0] += 1
+    gen = ctr[0]
+    c = colors[p]
+    mark[p] = gen
+    stones[0] = p
+    ns = 1
+    nl = 0
+    i = 0
+    cap = lib_out.shape[0]
+    while i < ns:
+        s = stones[i]
+        i += 1
+        for k in range(4):
+            q = neighbor(s, w, k)
+            if mark[q] == gen:
+                continue
+            cq = colors[q]
+            if cq == c:
+                mark[q] = gen
+                stones[ns] = q
+                ns += 1
+            elif cq == EMPTY:
+                mark[q] = gen
+                if nl < cap:
+                    lib_out[nl] = q
+                nl += 1
+                if nl > max_libs:
+                    return ns, nl
+    return ns, nl
