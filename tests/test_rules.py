@@ -741,3 +741,46 @@ def test_free_handicap_points(size):
         free_handicap_points(size, 1)
     with pytest.raises(ValueError):
         free_handicap_points(size, size * size)
+
+
+# --- playing for either colour, why a move is illegal, komi ----------------------------------
+def test_illegal_reason_names_each_rule():
+    state = play(state_from(KO), "B3")  # White may not retake at C3 at once
+    assert state.illegal_reason(W, Move.play(pt("C3"))) == "ko (retakes at once)"
+    assert state.illegal_reason(W, Move.play(pt("B3"))) == "the point is occupied"
+    assert state.illegal_reason(W, Move.play(Point(7, 1))) == "off the 6x6 board"
+    assert state.illegal_reason(W, Move.play(pt("F6"))) is None
+    assert state.illegal_reason(W, Move.pass_turn()) is None
+    suicide = state_from(". X\nX .", to_move=W)
+    assert suicide.illegal_reason(W, Move.play(pt("A2"))) == "suicide"
+    assert suicide.illegal_reason(B, Move.play(pt("A2"))) is None  # whoever is to move
+
+
+def test_play_as_for_the_player_to_move_is_apply_move():
+    state = state_from(KO)
+    move = Move.play(pt("B3"))
+    a, b = state.play_as(B, move), state.apply_move(move)
+    assert a.board == b.board and a.next_player == b.next_player and a.ko_point == b.ko_point
+
+
+def test_play_as_the_other_colour_keeps_one_history():
+    state = state_from(KO)  # Black to move; White plays twice
+    after = state.play_as(W, Move.play(pt("F6")))
+    assert after.board.get(pt("F6")) is W and after.next_player is B
+    assert after.previous_state is state and after.move_number == state.move_number + 1
+    assert state.situation_hash() in after.previous_states
+
+
+def test_with_komi_returns_new_states_and_leaves_the_old_ones():
+    start = GameState.new_game(5, komi=7.5)
+    state = play(start, "C3", "D4")
+    renewed = state.with_komi(0.5)
+    assert state.komi == 7.5 and start.komi == 7.5, "the old states are unchanged"
+    s: GameState | None = renewed
+    while s is not None:
+        assert s.komi == 0.5
+        s = s.previous_state
+    assert renewed.board == state.board and renewed.moves() == state.moves()
+    assert renewed.situation_hash() == state.situation_hash()
+    assert renewed.previous_states == state.previous_states
+    assert state.with_komi(7.5) is state
