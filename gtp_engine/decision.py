@@ -1,16 +1,9 @@
-"""From a position to the move the engine answers: search, then the pass/resign/cleanup rules.
+"""From a position to the move the engine answers: the search, then the end-of-game rules.
 
-- The opponent passed and we win the area count (dead stones removed): pass at once.
-- The opponent passed and we lose the count: play on while a move has some hope (win rate at
-  least the resign threshold), else resign (when allowed) or pass.
-- Never pass while the game is undecided: when the search prefers pass but neutral points are
-  left (dame), play the best other move.
-- Resign only when clearly lost: win rate under the threshold after a minimum move number,
-  with a lower threshold and a later minimum for White in a handicap game, never on a search
-  too small to mean anything, and only when our previous ``consecutive_moves - 1`` moves in
-  this game line were under it too (the caller passes their values, see :func:`resign_value`).
-- Cleanup (``kgs-genmove_cleanup``): never pass while the opponent's dead stones are on the
-  board; capture them instead.
+The rules themselves (pass, resign, cleanup, handicap patience) are ``dlgo.agent.termination``'s,
+shared with ``MCTSAgent`` and Zero self-play; this module is the engine's glue: its config keys
+(:class:`DecisionSettings`), its cached counts (``dlgo.deadstones``), a spent clock, agents
+that do not search, and the answer with the search result behind it (:class:`MoveChoice`).
 """
 
 from __future__ import annotations
@@ -23,16 +16,24 @@ from typing import Any
 
 from dlgo.agent.base import Agent
 from dlgo.agent.helpers import is_point_an_eye
-from dlgo.deadstones import count, has_neutral_points
+from dlgo.agent.termination import (
+    Decision,
+    EndOfGamePolicy,
+    ResignPolicy,
+    cleanup_move,
+    decide_after_search,
+    pass_when_opponent_passed,
+    resign_signal,
+)
+from dlgo.deadstones import Count, count, has_neutral_points
 from dlgo.goboard import GameState, Move
-from dlgo.gotypes import Player, Point
+from dlgo.gotypes import Point
 from dlgo.search import CandidateInfo, SearchAgent, SearchBudget, SearchResult
 
 __all__ = ["MoveChoice", "DecisionSettings", "choose_move", "emergency_move", "resign_value"]
 
 log = logging.getLogger(__name__)
 
-MIN_RESIGN_VISITS = 100
 MIN_SEARCH_VISITS = 32  # searched even when the clock is already spent
 
 
@@ -42,6 +43,10 @@ class MoveChoice:
     reason: str
     result: SearchResult | None = None
     candidate: CandidateInfo | None = None
+
+    @classmethod
+    def of(cls, decision: Decision, result: SearchResult | None = None) -> MoveChoice:
+        return cls(decision.move, decision.reason, result, decision.candidate)
 
 
 @dataclass(frozen=True)
@@ -68,45 +73,23 @@ class DecisionSettings:
             only_when_settled=passing["only_when_settled"],
         )
 
-
-def _is_handicap_game(state: GameState) -> bool:
-    root = state.root()
-    stones = [p for _, p in root.board.stones()]
-    return root.next_player is Player.white and len(stones) >= 2 and all(p is Player.black for p in stones)
+    def policy(self) -> EndOfGamePolicy:
+        """The end-of-game rules these settings stand for (config 0: the board-size default)."""
+        resign = ResignPolicy(
+            enabled=self.resign_enabled,
+            threshold=self.resign_threshold,
+            min_move=self.resign_min_move or None,
+            handicap_threshold=self.handicap_threshold,
+            handicap_min_move=self.handicap_min_move or None,
+            consecutive_moves=self.resign_consecutive_moves,
+        )
+        return EndOfGamePolicy(resign=resign, only_when_settled=self.only_when_settled)
 
 
 def resign_value(choice: MoveChoice) -> float | None:
-    """What a played move tells the resign streak: the larger of the best move's and the root's
-    win rate (both are below a threshold exactly when it is), or None when no real search
-    backs the move (it then breaks the streak)."""
-    result = choice.result
-    if result is None or not result.candidates or result.visits < MIN_RESIGN_VISITS:
-        return None
-    return max(result.candidates[0].winrate, result.winrate)
-
-
-def _should_resign(
-    state: GameState,
-    result: SearchResult,
-    best: CandidateInfo,
-    move_number: int,
-    s: DecisionSettings,
-    previous: Sequence[float | None] = (),
-) -> bool:
-    if not s.resign_enabled or result.visits < MIN_RESIGN_VISITS:
-        return False
-    points = state.board.num_rows * state.board.num_cols
-    threshold = s.resign_threshold
-    min_move = s.resign_min_move or points // 4
-    if state.next_player is Player.white and _is_handicap_game(state):
-        threshold = min(threshold, s.handicap_threshold)
-        min_move = max(min_move, s.handicap_min_move or points // 2)
-    if move_number < min_move:
-        return False
-    if not (best.winrate < threshold and result.winrate < threshold):
-        return False
-    earlier = list(previous[: s.resign_consecutive_moves - 1])
-    return len(earlier) == s.resign_consecutive_moves - 1 and all(v is not None and v < threshold for v in earlier)
+    """What a played move tells the resign streak (``termination.resign_signal`` of its search),
+    or None when no real search backs the move (it then breaks the streak)."""
+    return None if choice.result is None else resign_signal(choice.result)
 
 
 def emergency_move(state: GameState, rng: random.Random | None = None) -> Move:
@@ -122,53 +105,17 @@ def emergency_move(state: GameState, rng: random.Random | None = None) -> Move:
     return Move.pass_turn()
 
 
-def _capture_in_atari(state: GameState) -> Move | None:
-    """A legal capture of the opponent's biggest string in atari, if any.
+@dataclass(frozen=True)
+class _EngineReferee:
+    """The termination rules' counts, from the engine's cache (one estimate per position)."""
 
-    Under area scoring taking stones off costs nothing, and a position with no string in atari
-    is one both programs count the same way.
-    """
-    board = state.board
-    best: tuple[int, Move] | None = None
-    seen: set[int] = set()
-    for point, color in board.stones():
-        if color is state.next_player:
-            continue
-        string = board.get_go_string(point)
-        if string is None or id(string) in seen:
-            continue
-        seen.add(id(string))
-        if string.num_liberties == 1:
-            move = Move.play(next(iter(string.liberties)))
-            size = len(string.stones)
-            if state.is_valid_move(move) and (best is None or size > best[0]):
-                best = (size, move)
-    return None if best is None else best[1]
+    playouts: int
 
+    def count(self, state: GameState) -> Count:
+        return count(state, self.playouts)
 
-def _cleanup_choice(state: GameState, cands: list[CandidateInfo], settings: DecisionSettings) -> MoveChoice | None:
-    """The move that removes the opponent's dead stones, or None when none are left."""
-    counted = count(state, settings.pass_playouts)
-    dead = counted.dead_of(state.next_player.other, state)
-    if not dead:
-        return None
-    board = state.board
-    targets: set[Point] = set()
-    for group in dead:
-        string = board.get_go_string(group[0])
-        if string is not None:
-            targets |= set(string.liberties)
-    for c in cands:
-        if c.move.is_play and c.move.point in targets:
-            return MoveChoice(c.move, "cleanup: capturing dead stones", candidate=c)
-    for p in sorted(targets):
-        move = Move.play(p)
-        if state.is_valid_move(move):
-            return MoveChoice(move, "cleanup: capturing dead stones")
-    non_pass = [c for c in cands if not c.move.is_pass]
-    if non_pass:
-        return MoveChoice(non_pass[0].move, "cleanup: dead stones left", candidate=non_pass[0])
-    return None
+    def has_neutral_points(self, state: GameState) -> bool:
+        return has_neutral_points(state, count(state, self.playouts))
 
 
 def choose_move(
@@ -189,67 +136,32 @@ def choose_move(
     latest first, None for a move we did not generate; the resign rule needs
     ``settings.resign_consecutive_moves - 1`` of them below the threshold.
     """
-    player = state.next_player
+    referee = _EngineReferee(settings.pass_playouts)
     if opponent_passed and not cleanup:
-        counted = count(state, settings.pass_playouts)
-        if counted.wins(player):
-            capture = _capture_in_atari(state)
-            if capture is not None:
-                return MoveChoice(capture, "capturing stones in atari before passing")
-            return MoveChoice(Move.pass_turn(), f"the opponent passed and we win the count ({counted.result})")
+        decision = pass_when_opponent_passed(state, referee.count(state))
+        if decision is not None:
+            return MoveChoice.of(decision)
 
     if not isinstance(agent, SearchAgent):
         move = agent.select_move(state)
         if move.is_pass and cleanup:
-            choice = _cleanup_choice(state, [], settings)
-            if choice is not None:
-                return choice
+            decision = cleanup_move(state, [], referee.count(state))
+            if decision is not None:
+                return MoveChoice.of(decision)
         return MoveChoice(move, f"chosen by {type(agent).__name__}")
 
     if on_progress is None:
         result = agent.search(state, budget)
     else:
         result = agent.search(state, budget, on_progress=on_progress, progress_interval=progress_interval)
-    cands = result.candidates
-    if not cands:
+    if not result.candidates:
         # The clock ran out before the search began (agent build, dead-stone count): a tiny
         # search still beats a random move and costs milliseconds.
         result = agent.search(state, SearchBudget(max_visits=MIN_SEARCH_VISITS, stop=budget.stop))
-        cands = result.candidates
-    if not cands:
+    if not result.candidates:
         move = emergency_move(state)
         return MoveChoice(move, "no search result: a quick legal move", result)
-    best = cands[0]
-    non_pass = [c for c in cands if not c.move.is_pass]
-
-    def pick(c: CandidateInfo, reason: str) -> MoveChoice:
-        return MoveChoice(c.move, reason, result, c)
-
-    if cleanup:
-        choice = _cleanup_choice(state, cands, settings)
-        if choice is not None:
-            choice.result = result
-            return choice
-        if best.move.is_pass and non_pass and has_neutral_points(state, count(state, settings.pass_playouts)):
-            return pick(non_pass[0], "cleanup: neutral points left")
-        return pick(best, "cleanup: nothing left to capture")
-
-    if _should_resign(state, result, best, move_number, settings, previous_values):
-        return MoveChoice(Move.resign(), f"win rate {best.winrate:.3f} is below the resign threshold", result, best)
-
-    if opponent_passed:
-        # We lose the count (else we would have passed above): a pass would end the game lost.
-        hopeful = [c for c in non_pass if c.winrate >= settings.resign_threshold]
-        if hopeful:
-            return pick(hopeful[0], "the opponent passed but we lose the count: playing on")
-        if settings.resign_enabled:
-            return MoveChoice(Move.resign(), "the opponent passed, we lose the count and no move helps", result)
-        if non_pass:
-            return pick(non_pass[0], "the opponent passed and we lose the count: playing on anyway")
-        return MoveChoice(Move.pass_turn(), "the opponent passed and no move is left", result)
-
-    if best.move.is_pass and non_pass and settings.only_when_settled:
-        counted = count(state, settings.pass_playouts)
-        if has_neutral_points(state, counted):
-            return pick(non_pass[0], "not passing while neutral points are left")
-    return pick(best, "best search move")
+    decision = decide_after_search(
+        state, result, settings.policy(), referee, move_number, opponent_passed, cleanup, previous_values
+    )
+    return MoveChoice.of(decision, result)

@@ -1,9 +1,11 @@
-"""The engine's move decision around the search: spent clocks, and never passing into a loss."""
+"""The engine's glue around the search: spent clocks, its settings, and the end-of-game rules
+(``tests/test_termination.py`` tests the rules themselves) reached through ``choose_move``."""
 
 from __future__ import annotations
 
 from scripted_agent import ScriptedSearch
 
+from dlgo.agent.termination import ResignPolicy
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.mcts import MCTSAgent
@@ -67,23 +69,11 @@ def _decide(winrate: float, previous, state: GameState | None = None, **settings
 
 def test_resigns_only_after_consecutive_lost_moves() -> None:
     assert DecisionSettings().resign_consecutive_moves == 3
-    assert not _decide(0.05, []).move.is_resign
     assert not _decide(0.05, [0.05]).move.is_resign  # two lost moves in a row: not yet
     assert _decide(0.05, [0.05, 0.04]).move.is_resign  # the third one resigns
-    assert _decide(0.05, [0.05, 0.04, 0.9]).move.is_resign  # only the last two count
-    assert not _decide(0.05, [0.05, 0.5]).move.is_resign  # a hopeful move in between resets the run
-    assert not _decide(0.05, [0.5, 0.05]).move.is_resign
     assert not _decide(0.05, [None, 0.05]).move.is_resign  # a move we did not generate breaks it
-    assert not _decide(0.5, [0.05, 0.05]).move.is_resign  # this search must be lost too
     assert _decide(0.05, [0.05, 0.05, 0.05], resign_consecutive_moves=4).move.is_resign
-    assert not _decide(0.05, [0.05, 0.05], resign_consecutive_moves=4).move.is_resign
     assert not _decide(0.05, [0.05, 0.05], resign_enabled=False).move.is_resign
-
-
-def test_one_consecutive_move_resigns_on_a_single_search() -> None:
-    assert _decide(0.05, [], resign_consecutive_moves=1).move.is_resign
-    assert _decide(0.05, [0.9, None], resign_consecutive_moves=1).move.is_resign
-    assert not _decide(0.2, [], resign_consecutive_moves=1).move.is_resign
 
 
 def test_earlier_moves_compared_with_the_threshold_that_applies_now() -> None:
@@ -106,6 +96,13 @@ def test_resign_value() -> None:
     small = ScriptedSearch(0.01, visits=50).search(state, SearchBudget())
     assert resign_value(MoveChoice(small.candidates[0].move, "x", small)) is None  # too small a search
     assert resign_value(MoveChoice(Move.pass_turn(), "no search")) is None
+
+
+def test_decision_settings_stand_for_the_termination_policy() -> None:
+    policy = DecisionSettings(resign_min_move=0, handicap_min_move=30, resign_consecutive_moves=2).policy()
+    assert policy.resign == ResignPolicy(min_move=None, handicap_min_move=30, consecutive_moves=2)
+    assert policy.only_when_settled
+    assert not DecisionSettings(resign_enabled=False, only_when_settled=False).policy().only_when_settled
 
 
 def test_decision_settings_from_config() -> None:

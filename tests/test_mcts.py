@@ -122,15 +122,3 @@ def test_white_in_handicap_game_is_more_patient():
 def test_invalid_select_by_is_rejected():
     with pytest.raises(ValueError):
         MCTSAgent(select_by="best")
-
-
-def test_a_lucky_pass_with_few_visits_is_not_played():
-    from dlgo.search import CandidateInfo
-
-    lucky = CandidateInfo(move=Move.pass_turn(), visits=1, winrate=1.0)
-    play = CandidateInfo(move=Move.play(Point(5, 5)), visits=1, winrate=0.0)
-    assert MCTSAgent._pass_or_play([lucky, play], root_visits=30) is play
-    clear = CandidateInfo(move=Move.pass_turn(), visits=400, winrate=0.9)
-    worse = CandidateInfo(move=Move.play(Point(5, 5)), visits=300, winrate=0.6)
-    assert MCTSAgent._pass_or_play([clear, worse], root_visits=1000) is clear
-    assert MCTSAgent._pass_or_play([lucky], root_visits=1) is lucky

@@ -1,19 +1,71 @@
-"""Pass and resign strategies wrapped around any agent (book 8.5).
+"""When a game ends: resigning and passing, the one policy every player in dlgo uses (book 8.5).
 
-The book's version passes whenever the opponent passes and resigns on a large naive margin.
-Passing into a lost count is a real mistake, so ``PassWhenOpponentPasses`` here passes only when
-the count with dead stones removed (Monte Carlo estimate) is a win; and the margin for resigning
-is counted the same way.
+The book wraps an agent in a termination strategy: pass when the opponent passes, resign on a
+large margin. Those strategies are here (``TerminationAgent``, ``get``), with two corrections:
+passing into a lost count is a real mistake, so a pass answers a pass only when the count with
+dead stones removed (Monte Carlo estimate) is a win, and the margin for resigning is counted the
+same way.
+
+Everything that decides the end of a game around a search lives here too, so the GTP engine
+(``gtp_engine.decision``), ``MCTSAgent`` and Zero self-play follow one set of rules:
+
+- :func:`is_handicap_game`: White moves first on a board of at least two Black stones.
+- :class:`ResignPolicy`: resign only when clearly lost (a value under the threshold from a
+  minimum move number on, and on the previous ``consecutive_moves - 1`` own moves too), with a
+  lower threshold and a later minimum move for White in a handicap game.
+- Passing: answer a pass with a pass only when we win the count (:func:`wins_count`,
+  :func:`pass_when_opponent_passed`), never pass while neutral points are left or on a lucky
+  pass of a small search (:func:`clear_pass_or_best_play`), and in cleanup mode
+  (``kgs-genmove_cleanup``) never pass while the opponent's dead stones are on the board
+  (:func:`cleanup_move`). :func:`decide_after_search` puts the rules in the engine's order.
 """
 
 from __future__ import annotations
 
-from dlgo.agent.base import Agent
-from dlgo.deadstones import final_result
-from dlgo.goboard import GameState, Move
-from dlgo.gotypes import Player
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
-__all__ = ["TerminationStrategy", "PassWhenOpponentPasses", "ResignLargeMargin", "TerminationAgent", "get"]
+from dlgo.agent.base import Agent
+from dlgo.goboard import GameState, Move
+from dlgo.gotypes import Player, Point
+from dlgo.scoring import GameResult
+from dlgo.search.base import CandidateInfo, SearchResult
+
+__all__ = [
+    "TerminationStrategy",
+    "PassWhenOpponentPasses",
+    "ResignLargeMargin",
+    "TerminationAgent",
+    "get",
+    "is_handicap_game",
+    "ResignPolicy",
+    "MIN_RESIGN_VISITS",
+    "resign_signal",
+    "wins_count",
+    "clear_pass_or_best_play",
+    "PositionCount",
+    "Referee",
+    "Decision",
+    "EndOfGamePolicy",
+    "capture_in_atari",
+    "pass_when_opponent_passed",
+    "cleanup_move",
+    "decide_after_search",
+]
+
+# A win rate from fewer visits than this means too little to resign on.
+MIN_RESIGN_VISITS = 100
+
+
+# --- the book's termination strategies (book 8.5) -----------------------------------------------
+
+
+def wins_count(game_state: GameState, num_playouts: int = 400) -> bool:
+    """Would the player to move win if the game ended now, with dead stones taken off?"""
+    from dlgo.deadstones import final_result  # compiled playouts: loaded on first use
+
+    return final_result(game_state, num_playouts).winner == game_state.next_player
 
 
 class TerminationStrategy:
@@ -35,7 +87,7 @@ class PassWhenOpponentPasses(TerminationStrategy):
             return False
         if not self.only_when_winning:
             return True
-        return final_result(game_state, self.num_playouts).winner == game_state.next_player
+        return wins_count(game_state, self.num_playouts)
 
 
 class ResignLargeMargin(TerminationStrategy):
@@ -50,6 +102,8 @@ class ResignLargeMargin(TerminationStrategy):
     def should_resign(self, game_state: GameState) -> bool:
         if game_state.move_number < self.cut_off_move:
             return False
+        from dlgo.deadstones import final_result
+
         result = final_result(game_state, self.num_playouts)
         return result.winner not in (None, self.own_color) and result.winning_margin > self.margin
 
@@ -89,3 +143,250 @@ def get(name: str, own_color: Player | None = None, **kwargs) -> TerminationStra
     if name == "both":
         return _Combined(PassWhenOpponentPasses(), ResignLargeMargin(own_color, **kwargs))
     raise ValueError(f"unknown termination strategy {name!r}")
+
+
+# --- resigning ----------------------------------------------------------------------------------
+
+
+def is_handicap_game(game_state: GameState) -> bool:
+    """A handicap game: the game line starts with White to move on at least two stones, all Black.
+
+    One Black stone is a setup position, not a handicap (GTP's handicap commands place two or
+    more), and a start with White stones on the board is a setup position too.
+    """
+    root = game_state.root()
+    stones = [color for _, color in root.board.stones()]
+    return root.next_player is Player.white and len(stones) >= 2 and all(c is Player.black for c in stones)
+
+
+@dataclass(frozen=True)
+class ResignPolicy:
+    """Resign only when clearly lost, and only after a run of lost moves.
+
+    ``value`` is the resign signal of a move, the player to move's estimate in the threshold's
+    units (a win rate in [0, 1] for the engine and MCTS, a value in [-1, 1] for Zero self-play).
+    ``min_move`` None: a quarter of the board's points; ``handicap_min_move`` None: half of them.
+    White in a handicap game resigns later and on a lower threshold: its opponent started ahead
+    and may still go wrong.
+    """
+
+    enabled: bool = True
+    threshold: float = 0.1
+    min_move: int | None = None
+    handicap_threshold: float = 0.02
+    handicap_min_move: int | None = None
+    consecutive_moves: int = 3
+
+    def applies_to_handicap(self, game_state: GameState) -> bool:
+        return game_state.next_player is Player.white and is_handicap_game(game_state)
+
+    def threshold_for(self, game_state: GameState) -> float:
+        if self.applies_to_handicap(game_state):
+            return min(self.threshold, self.handicap_threshold)
+        return self.threshold
+
+    def first_move_for(self, game_state: GameState) -> int:
+        """The first move number at which the player to move may resign."""
+        points = game_state.board.num_rows * game_state.board.num_cols
+        first = points // 4 if self.min_move is None else self.min_move
+        if self.applies_to_handicap(game_state):
+            later = points // 2 if self.handicap_min_move is None else self.handicap_min_move
+            first = max(first, later)
+        return first
+
+    def is_lost(
+        self,
+        game_state: GameState,
+        move_number: int,
+        value: float | None,
+        previous: Sequence[float | None] = (),
+    ) -> bool:
+        """Is the game lost for the player to move, whether or not resigning is enabled?
+
+        ``previous``: the resign signals of its own earlier moves in this game line, the latest
+        first, None for a move that breaks the run (one not backed by a search of its own); the
+        ``consecutive_moves - 1`` latest must be below the threshold that applies now.
+        """
+        threshold = self.threshold_for(game_state)
+        if value is None or move_number < self.first_move_for(game_state) or not value < threshold:
+            return False
+        earlier = list(previous[: self.consecutive_moves - 1])
+        return len(earlier) == self.consecutive_moves - 1 and all(v is not None and v < threshold for v in earlier)
+
+    def should_resign(
+        self,
+        game_state: GameState,
+        move_number: int,
+        value: float | None,
+        previous: Sequence[float | None] = (),
+    ) -> bool:
+        return self.enabled and self.is_lost(game_state, move_number, value, previous)
+
+
+def resign_signal(result: SearchResult) -> float | None:
+    """What a search tells the resign rule: the larger of the best move's and the root's win rate
+    (both are below a threshold exactly when it is), or None when the search is too small to mean
+    anything."""
+    if not result.candidates or result.visits < MIN_RESIGN_VISITS:
+        return None
+    return max(result.candidates[0].winrate, result.winrate)
+
+
+# --- passing ------------------------------------------------------------------------------------
+
+
+def clear_pass_or_best_play(candidates: list[CandidateInfo], root_visits: int) -> CandidateInfo:
+    """Keep a pass (the first candidate) that the search clearly prefers; else the best real move.
+
+    With few visits per move every candidate gets one or two rollouts, and a lucky pass would end
+    the game (or hand over a move) while it is undecided.
+    """
+    pass_info = candidates[0]
+    plays = [c for c in candidates if not c.move.is_pass]
+    if not plays:
+        return pass_info
+    clearly_best = pass_info.visits >= max(10, root_visits // 10) and pass_info.winrate > plays[0].winrate
+    return pass_info if clearly_best else plays[0]
+
+
+class PositionCount(Protocol):
+    """A position counted as if the game ended now, dead stones removed."""
+
+    @property
+    def result(self) -> GameResult: ...
+
+    def wins(self, player: Player) -> bool: ...
+
+    def dead_of(self, player: Player, state: GameState) -> list[list[Point]]: ...
+
+
+class Referee(Protocol):
+    """Counts positions for the pass rules (the GTP engine's caches its dead-stone estimates)."""
+
+    def count(self, state: GameState) -> PositionCount: ...
+
+    def has_neutral_points(self, state: GameState) -> bool: ...
+
+
+@dataclass
+class Decision:
+    """A move chosen by the end-of-game rules, why, and the search candidate behind it if any."""
+
+    move: Move
+    reason: str
+    candidate: CandidateInfo | None = None
+
+
+@dataclass(frozen=True)
+class EndOfGamePolicy:
+    """The engine's rules: ``resign``, and ``only_when_settled``: no pass while dame are left."""
+
+    resign: ResignPolicy = field(default_factory=ResignPolicy)
+    only_when_settled: bool = True
+
+
+def capture_in_atari(state: GameState) -> Move | None:
+    """A legal capture of the opponent's biggest string in atari, if any.
+
+    Under area scoring taking stones off costs nothing, and a position with no string in atari
+    is one both programs count the same way.
+    """
+    board = state.board
+    best: tuple[int, Move] | None = None
+    seen: set[int] = set()
+    for point, color in board.stones():
+        if color is state.next_player:
+            continue
+        string = board.get_go_string(point)
+        if string is None or id(string) in seen:
+            continue
+        seen.add(id(string))
+        if string.num_liberties == 1:
+            move = Move.play(next(iter(string.liberties)))
+            size = len(string.stones)
+            if state.is_valid_move(move) and (best is None or size > best[0]):
+                best = (size, move)
+    return None if best is None else best[1]
+
+
+def pass_when_opponent_passed(state: GameState, counted: PositionCount) -> Decision | None:
+    """The opponent passed: pass when we win the count (taking stones in atari first), else None."""
+    if not counted.wins(state.next_player):
+        return None
+    capture = capture_in_atari(state)
+    if capture is not None:
+        return Decision(capture, "capturing stones in atari before passing")
+    return Decision(Move.pass_turn(), f"the opponent passed and we win the count ({counted.result})")
+
+
+def cleanup_move(state: GameState, candidates: list[CandidateInfo], counted: PositionCount) -> Decision | None:
+    """Cleanup mode: the move that removes the opponent's dead stones, or None when none are left."""
+    dead = counted.dead_of(state.next_player.other, state)
+    if not dead:
+        return None
+    board = state.board
+    targets: set[Point] = set()
+    for group in dead:
+        string = board.get_go_string(group[0])
+        if string is not None:
+            targets |= set(string.liberties)
+    for c in candidates:
+        if c.move.is_play and c.move.point in targets:
+            return Decision(c.move, "cleanup: capturing dead stones", c)
+    for p in sorted(targets):
+        move = Move.play(p)
+        if state.is_valid_move(move):
+            return Decision(move, "cleanup: capturing dead stones")
+    non_pass = [c for c in candidates if not c.move.is_pass]
+    if non_pass:
+        return Decision(non_pass[0].move, "cleanup: dead stones left", non_pass[0])
+    return None
+
+
+def decide_after_search(
+    state: GameState,
+    result: SearchResult,
+    policy: EndOfGamePolicy,
+    referee: Referee,
+    move_number: int,
+    opponent_passed: bool,
+    cleanup: bool = False,
+    previous_values: Sequence[float | None] = (),
+) -> Decision:
+    """The move for ``state.next_player`` from a search with at least one candidate.
+
+    The caller has already passed when the opponent passed and we win the count
+    (:func:`pass_when_opponent_passed`, outside cleanup). ``previous_values``: the
+    :func:`resign_signal` of our earlier moves, the latest first (see :meth:`ResignPolicy.is_lost`).
+    """
+    cands = result.candidates
+    best = cands[0]
+    non_pass = [c for c in cands if not c.move.is_pass]
+
+    if cleanup:
+        choice = cleanup_move(state, cands, referee.count(state))
+        if choice is not None:
+            return choice
+        if best.move.is_pass and non_pass and referee.has_neutral_points(state):
+            return Decision(non_pass[0].move, "cleanup: neutral points left", non_pass[0])
+        return Decision(best.move, "cleanup: nothing left to capture", best)
+
+    if policy.resign.should_resign(state, move_number, resign_signal(result), previous_values):
+        return Decision(Move.resign(), f"win rate {best.winrate:.3f} is below the resign threshold", best)
+
+    if opponent_passed:
+        # We lose the count (else we would have passed already): a pass would end the game lost.
+        hopeful = [c for c in non_pass if c.winrate >= policy.resign.threshold]
+        if hopeful:
+            return Decision(hopeful[0].move, "the opponent passed but we lose the count: playing on", hopeful[0])
+        if policy.resign.enabled:
+            return Decision(Move.resign(), "the opponent passed, we lose the count and no move helps")
+        if non_pass:
+            return Decision(
+                non_pass[0].move, "the opponent passed and we lose the count: playing on anyway", non_pass[0]
+            )
+        return Decision(Move.pass_turn(), "the opponent passed and no move is left")
+
+    if best.move.is_pass and non_pass and policy.only_when_settled and referee.has_neutral_points(state):
+        return Decision(non_pass[0].move, "not passing while neutral points are left", non_pass[0])
+    return Decision(best.move, "best search move", best)

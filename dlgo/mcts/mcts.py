@@ -5,9 +5,11 @@ not tried yet (picked uniformly at random), plays one random game from it with t
 kernel and records the winner along the path. Candidate moves of a node are the legal plays that
 do not fill the mover's own eye, plus pass; superko is checked exactly when a child is added.
 
-End of game: passes when the opponent has passed and we win the count with dead stones
-removed, resigns below a win-rate threshold after a minimum number of moves (never as White in a
-handicap game before the threshold is much lower), and passes when nothing useful is left.
+End of game (``dlgo.agent.termination``, the rules the GTP engine follows too): passes when the
+opponent has passed and we win the count with dead stones removed, never on a lucky pass of a
+small search, and resigns below a win-rate threshold after a minimum number of moves (as White
+in a handicap game on a lower threshold and later). The agent keeps no memory of its earlier
+moves, so one lost search is enough to resign (``consecutive_moves=1``).
 """
 
 from __future__ import annotations
@@ -16,11 +18,9 @@ import math
 import random
 import time
 
-from dlgo.deadstones import estimate_status
+from dlgo.agent.termination import ResignPolicy, clear_pass_or_best_play, wins_count
 from dlgo.goboard import GameState, Move
-from dlgo.gotypes import Player
 from dlgo.playout import board_array, kernel
-from dlgo.scoring import compute_game_result
 from dlgo.search import (
     CandidateInfo,
     ProgressCallback,
@@ -111,6 +111,7 @@ class MCTSAgent(SearchAgent):
         resign_threshold: float = 0.1,
         resign_min_move: int | None = None,
         handicap_resign_threshold: float = 0.02,
+        handicap_resign_min_move: int | None = None,
         pass_playouts: int = 400,
         seed: int | None = None,
     ) -> None:
@@ -120,9 +121,13 @@ class MCTSAgent(SearchAgent):
         self.temperature = temperature
         self.select_by = select_by
         self.max_seconds = max_seconds
-        self.resign_threshold = resign_threshold
-        self.resign_min_move = resign_min_move
-        self.handicap_resign_threshold = handicap_resign_threshold
+        self.resign_policy = ResignPolicy(
+            threshold=resign_threshold,
+            min_move=resign_min_move,
+            handicap_threshold=handicap_resign_threshold,
+            handicap_min_move=handicap_resign_min_move,
+            consecutive_moves=1,
+        )
         self.pass_playouts = pass_playouts
         self.last_result: SearchResult | None = None
         if seed is not None:
@@ -232,13 +237,13 @@ class MCTSAgent(SearchAgent):
         root_wr = sum(c.wins for c in children) / total if children else 0.5
         return SearchResult(candidates=candidates, visits=root.visits, winrate=root_wr, elapsed=elapsed)
 
-    # --- the decision ---------------------------------------------------------------------
+    # --- the decision (dlgo.agent.termination) ------------------------------------------
     def select_move(self, game_state: GameState) -> Move:
         if game_state.is_over():
             return Move.pass_turn()
         last = game_state.last_move
         opponent_passed = last is not None and last.is_pass
-        if opponent_passed and self._wins_count(game_state):
+        if opponent_passed and wins_count(game_state, self.pass_playouts):
             return Move.pass_turn()
         result = self.search(game_state, self.default_budget())
         candidates = result.candidates
@@ -249,46 +254,13 @@ class MCTSAgent(SearchAgent):
             return Move.pass_turn()
         best = candidates[0]
         if best.move.is_pass:
-            best = self._pass_or_play(candidates, result.visits)
+            best = clear_pass_or_best_play(candidates, result.visits)
         if self._should_resign(game_state, best.winrate):
             return Move.resign()
         return best.move
 
-    @staticmethod
-    def _pass_or_play(candidates: list[CandidateInfo], root_visits: int) -> CandidateInfo:
-        """Keep a pass that the search clearly prefers; otherwise play the best real move.
-
-        With few visits per move every candidate gets one or two rollouts, and a lucky pass
-        would end the game (or hand over a move) while it is undecided.
-        """
-        pass_info = candidates[0]
-        plays = [c for c in candidates if not c.move.is_pass]
-        if not plays:
-            return pass_info
-        clearly_best = pass_info.visits >= max(10, root_visits // 10) and pass_info.winrate > plays[0].winrate
-        return pass_info if clearly_best else plays[0]
-
-    def _wins_count(self, game_state: GameState) -> bool:
-        """Would we win if the game ended now, with dead stones taken off?"""
-        status = estimate_status(game_state, self.pass_playouts)
-        return compute_game_result(game_state, status.dead_stones()).winner == game_state.next_player
-
     def _should_resign(self, game_state: GameState, winrate: float) -> bool:
-        board = game_state.board
-        min_move = self.resign_min_move
-        if min_move is None:
-            min_move = board.num_rows * board.num_cols // 4
-        if game_state.move_number < min_move:
-            return False
-        threshold = self.resign_threshold
-        if game_state.next_player is Player.white and _is_handicap_game(game_state):
-            threshold = self.handicap_resign_threshold
-        return winrate < threshold
-
-
-def _is_handicap_game(game_state: GameState) -> bool:
-    root = game_state.root()
-    return root.next_player is Player.white and any(True for _ in root.board.stones())
+        return self.resign_policy.should_resign(game_state, game_state.move_number, winrate)
 
 
 def timed_rounds(agent: MCTSAgent, game_state: GameState, rounds: int) -> float:

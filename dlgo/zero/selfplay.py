@@ -14,7 +14,8 @@ rest are the most visited move. A game ends with two passes (scored by area with
 stone on the board counted alive, which is what the search scores too), at ``max_moves``
 (scored the same way), or by resignation: a player resigns when ``max(root value, value of
 the best move)`` stays below ``resign_threshold`` for ``resign_consecutive`` of its moves
-after ``resign_min_move``. A share of games (``resign_allowed=False``) is played out anyway:
+after ``resign_min_move`` (``dlgo.agent.termination.ResignPolicy``, the rule the GTP engine
+follows too, in value units here). A share of games (``resign_allowed=False``) is played out anyway:
 they measure how often resigning would have thrown a won game away, and the lowest value the
 eventual winner went through calibrates the threshold (``calibrate_resign_threshold``).
 """
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dlgo.agent.termination import ResignPolicy
 from dlgo.encoders import get_encoder_by_name
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
@@ -77,8 +79,16 @@ class SelfPlaySettings:
     def temperature_limit(self) -> int:
         return self.temperature_moves or default_temperature_moves(self.points)
 
+    def resign_policy(self) -> ResignPolicy:
+        """The resign rule in value units (``resign_min_move`` 0: a quarter of the points)."""
+        return ResignPolicy(
+            threshold=self.resign_threshold,
+            min_move=self.resign_min_move or None,
+            consecutive_moves=self.resign_consecutive,
+        )
+
     def resign_start(self) -> int:
-        return self.resign_min_move or self.points // 4
+        return self.resign_policy().first_move_for(GameState.new_game(self.board_size, komi=self.komi))
 
 
 @dataclass
@@ -166,7 +176,11 @@ def play_game(
     values: list[float] = []
     movers: list[int] = []
     moves: list[str] = []
-    streak = {1: 0, -1: 0}
+    resign_policy = settings.resign_policy()
+    resign_start = resign_policy.first_move_for(state)
+    # each player's resign signals, the latest first; None before the resign rule applies,
+    # so a run of lost moves only counts from there
+    own_signals: dict[int, list[float | None]] = {1: [], -1: []}
     resigner: int | None = None
     first_crossing: int | None = None
     full_searches = visits = 0
@@ -188,11 +202,9 @@ def play_game(
         signal = max(stats.root_value, stats.best_value)
         values.append(signal)
         movers.append(mover)
-        if len(moves) >= settings.resign_start() and signal < settings.resign_threshold:
-            streak[mover] += 1
-        else:
-            streak[mover] = 0
-        if streak[mover] >= settings.resign_consecutive:
+        lost = resign_policy.is_lost(state, len(moves), signal, own_signals[mover])
+        own_signals[mover].insert(0, signal if len(moves) >= resign_start else None)
+        if lost:
             if first_crossing is None:
                 first_crossing = mover
             if resign_allowed:
@@ -223,7 +235,7 @@ def play_game(
     )
     low = None
     if not resign_allowed:
-        low = winner_low_value(values, movers, winner, settings.resign_start(), settings.resign_consecutive)
+        low = winner_low_value(values, movers, winner, resign_start, settings.resign_consecutive)
     sgf = write_game(state, black_name=names[0], white_name=names[1], result=result, komi=settings.komi)
     return SelfPlayGame(
         experience=experience,
