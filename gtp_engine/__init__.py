@@ -2,7 +2,7 @@
 
 Modules: ``protocol`` (wire format), ``engine`` (commands), ``game`` (position and history),
 ``clock`` (time controls and budgets), ``decision`` (pass/resign rules), ``analysis`` (output
-formats), ``scoring`` (dead stones and counting), ``config`` (TOML), ``agents`` (registry),
+formats), ``scoring`` (dead stones and counting), ``config`` (TOML; agents from ``dlgo.agent.registry``),
 ``channel`` (stdin reader thread and stdout writer). See gtp_engine/README.md.
 """
 

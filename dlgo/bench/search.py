@@ -111,8 +111,8 @@ def bench_search(
     pipeline: bool = True,
     slices: int = 10,
 ) -> dict[str, Any]:
+    from dlgo.agent.registry import build_agent
     from dlgo.search import SearchBudget
-    from dlgo.zero import ZeroAgent
 
     t0 = time.perf_counter()
     if agent == "zero":
@@ -136,10 +136,10 @@ def bench_search(
 
     evaluator_s = _time_calls(evaluator_call, min(2.0, seconds / 4))
 
-    c = 5.0 if agent == "alphago" else 2.0
-    search_agent = ZeroAgent(
-        evaluator, c=c, batch_size=batch_size, reuse_tree=True, early_stop=False, pipeline=pipeline, seed=seed
-    )
+    # Both searches run as the Zero agent's PUCT on this evaluator, with AlphaGo's c_u for alphago.
+    exploration = 5.0 if agent == "alphago" else 2.0
+    params = {"exploration": exploration, "batch_size": batch_size, "reuse_tree": True, "seed": seed}
+    search_agent = build_agent("zero", params, size, evaluator=evaluator, early_stop=False, pipeline=pipeline)
     search_agent.search(GameState.new_game(size), SearchBudget(max_visits=2 * batch_size))  # warm-up
     network_call()
     out: dict[str, Any] = {
