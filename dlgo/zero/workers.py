@@ -34,6 +34,7 @@ import numpy as np
 from dlgo.inference.card import card_path
 
 __all__ = [
+    "task_seed",
     "ModelBlob",
     "SelfPlayTask",
     "GatingTask",
@@ -44,6 +45,11 @@ __all__ = [
     "RayPool",
     "make_pool",
 ]
+
+
+def task_seed(*parts: int) -> int:
+    """A task's seed from the loop's seed and the task's coordinates (iteration, number, ...)."""
+    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
 
 @dataclass(frozen=True)
