@@ -44,10 +44,10 @@ def _zero_evaluator(model_path, build, blocks, filters, size, backend, threads, 
         source = {"model": model_path, "network": loaded.model.name, "parameters": int(loaded.model.count_params())}
         ev = BatchEvaluator(loaded, backend=backend, symmetry_mode="random", seed=seed, threads=threads)
     else:
-        from dlgo.networks.zero import zero_model
+        from dlgo.networks import build_network
 
         encoder = get_encoder_by_name("zero", size)
-        model = zero_model(encoder.num_planes, blocks=blocks, filters=filters)
+        model = build_network("zero", encoder, blocks=blocks, filters=filters)
         source = {"build": build or "zero", "blocks": blocks, "filters": filters, "weights": "untrained"}
         source["parameters"] = int(model.count_params())
         ev = BatchEvaluator(model, encoder, backend=backend, symmetry_mode="random", seed=seed, threads=threads)
@@ -64,15 +64,23 @@ def _alphago_evaluator(policy_path, value_path, filters, size, backend, threads,
         value = BatchEvaluator(load_model(value_path, heads=["value"]), backend=backend, threads=threads)
         source = {"policy_model": policy_path, "value_model": value_path}
     else:
-        from dlgo.networks.alphago import policy_network, value_network
+        from dlgo.networks import build_network
 
         enc_p = get_encoder_by_name("alphago", size)
         enc_v = get_encoder_by_name("alphago_value", size)
         policy = BatchEvaluator(
-            policy_network(enc_p.shape(), filters), enc_p, backend=backend, symmetry_mode="random", threads=threads
+            build_network("alphago", enc_p, filters=filters),
+            enc_p,
+            backend=backend,
+            symmetry_mode="random",
+            threads=threads,
         )
         value = BatchEvaluator(
-            value_network(enc_v.shape(), filters), enc_v, backend=backend, symmetry_mode="random", threads=threads
+            build_network("alphago-value", enc_v, filters=filters),
+            enc_v,
+            backend=backend,
+            symmetry_mode="random",
+            threads=threads,
         )
         source = {"build": "alphago", "filters": filters, "weights": "untrained"}
     return AlphaGoEvaluator(policy, value), [policy, value], source

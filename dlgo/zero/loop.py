@@ -230,10 +230,10 @@ class ZeroLoop:
         else:
             from dlgo.encoders import get_encoder_by_name
             from dlgo.inference import save_model
-            from dlgo.networks.zero import zero_model
+            from dlgo.networks import build_network
 
             encoder = get_encoder_by_name("zero", cfg.selfplay.board_size)
-            model = zero_model(encoder.num_planes, blocks=cfg.loop.blocks, filters=cfg.loop.filters)
+            model = build_network("zero", encoder, blocks=cfg.loop.blocks, filters=cfg.loop.filters)
             save_model(
                 model, path, encoder, [cfg.selfplay.board_size],
                 network={"kind": "zero", "blocks": cfg.loop.blocks, "filters": cfg.loop.filters},
