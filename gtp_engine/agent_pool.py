@@ -14,11 +14,11 @@ import time
 from collections import deque
 from typing import Any
 
+from dlgo.agent import registry
 from dlgo.agent.base import Agent
 from dlgo.deadstones import count
 from dlgo.goboard import GameState
 from dlgo.search import SearchAgent, SearchBudget
-from gtp_engine import agents
 from gtp_engine.config import Config
 from gtp_engine.protocol import UNACCEPTABLE_SIZE, GtpError
 
@@ -126,16 +126,18 @@ class AgentPool:
             return self.config.agent_for_size(rows)
         name = self.config.agent_name()
         params = self.config.section(name)
-        return (name, params) if agents.get(name).supports_size(params, rows) else None
+        return (name, params) if registry.get(name).supports_size(params, rows) else None
 
-    def request(self, rows: int, cols: int, first: bool = True) -> tuple[agents.AgentType, dict[str, Any], AgentBuild]:
+    def request(
+        self, rows: int, cols: int, first: bool = True
+    ) -> tuple[registry.AgentType, dict[str, Any], AgentBuild]:
         """The agent type, parameters and build for this board; the build is queued (``first``:
         ahead of the others) unless it is done or under way. Returns at once."""
         spec = self.resolve(rows, cols)
         if spec is None:
             raise GtpError(UNACCEPTABLE_SIZE)
         name, params = spec
-        agent_type = agents.get(name)
+        agent_type = registry.get(name)
         if agent_type.build is None:
             raise GtpError(agent_type.unavailable or f"agent '{name}' is not available")
         key = (name, tuple(sorted(params.items())))
@@ -159,7 +161,7 @@ class AgentPool:
                 self._thread = threading.Thread(target=self._run, name="agent-build", daemon=True)
                 self._thread.start()
 
-    def get(self, rows: int, cols: int) -> tuple[agents.AgentType, dict[str, Any], Agent]:
+    def get(self, rows: int, cols: int) -> tuple[registry.AgentType, dict[str, Any], Agent]:
         """The agent for this board, waiting for its build as long as it takes."""
         agent_type, params, build = self.request(rows, cols)
         build.done.wait()
@@ -191,16 +193,16 @@ class AgentPool:
             self._build(build)
 
     def _build(self, build: AgentBuild) -> None:
-        agent_type = agents.get(build.name)
+        agent_type = registry.get(build.name)
         started = time.monotonic()
         try:
             assert agent_type.build is not None
-            params = agents.resolve_paths(agent_type, build.params, self.config.resolve_path)
+            params = registry.resolve_paths(agent_type, build.params, self.config.resolve_path)
             agent = agent_type.build(params, build.rows)
             if self.warm_up:
                 build.overhead = _warm_up(agent, build.rows, build.cols)
         except Exception as e:
-            if isinstance(e, agents.AgentUnavailable | ValueError):  # a clear message: no traceback
+            if isinstance(e, registry.AgentUnavailable | ValueError):  # a clear message: no traceback
                 log.warning("building agent %s failed: %s", build.name, e)
             else:
                 log.exception("building agent %s failed", build.name)

@@ -24,11 +24,11 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dlgo.agent import registry
+from dlgo.agent.registry import Param
 from dlgo.goboard import MAX_SIZE, MIN_SIZE
 from dlgo.handicap import COMPENSATION_RULES
 from dlgo.tomlfile import TomlFileError, read_toml
-from gtp_engine import agents
-from gtp_engine.agents import Param
 
 __all__ = [
     "ConfigError",
@@ -151,7 +151,7 @@ SIZE_SECTIONS = ("time", "resign", "pass", "scoring", "analysis")
 
 
 def _agent_params(name: str) -> dict[str, Param]:
-    return agents.get(name).params
+    return registry.get(name).accepted_params()
 
 
 def _check_value(key: str, param: Param, value: Any) -> Any:
@@ -195,8 +195,8 @@ def _check_table(prefix: str, schema: Mapping[str, Param], table: Any) -> dict[s
 def _check_agent_name(key: str, value: Any) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{key}: expected a string, got {value!r}")
-    if value not in agents.REGISTRY:
-        raise ValueError(f"{key}: unknown agent {value!r} (known: {', '.join(agents.names())})")
+    if value not in registry.REGISTRY:
+        raise ValueError(f"{key}: unknown agent {value!r} (known: {', '.join(registry.names())})")
     return value
 
 
@@ -207,8 +207,8 @@ def _check_level(prefix: str, data: Mapping[str, Any], top: bool) -> dict[str, A
         dotted = f"{prefix}{key}"
         if key == "agent":
             out[key] = _check_agent_name(dotted, value)
-        elif key in agents.REGISTRY:
-            out[key] = _check_table(dotted, _agent_params(key), value)
+        elif key in registry.REGISTRY:
+            out[key] = registry.get(key).canonical(_check_table(dotted, _agent_params(key), value), dotted)
         elif key in SCHEMA and (top or key in SIZE_SECTIONS):
             out[key] = _check_table(dotted, SCHEMA[key], value)
         elif key == "size" and top:
@@ -241,7 +241,7 @@ def _defaults() -> dict[str, Any]:
     out: dict[str, Any] = {"agent": "mcts"}
     for section, schema in SCHEMA.items():
         out[section] = {k: p.default for k, p in schema.items()}
-    for name, agent_type in agents.REGISTRY.items():
+    for name, agent_type in registry.REGISTRY.items():
         out[name] = {k: p.default for k, p in agent_type.params.items()}
     out["size"] = {}
     return out
@@ -309,7 +309,7 @@ class Config:
         """
         for name in dict.fromkeys((self.agent_name(size), self.agent_name())):
             params = self.section(name, size)
-            if agents.get(name).supports_size(params, size):
+            if registry.get(name).supports_size(params, size):
                 return name, params
         return None
 
@@ -349,7 +349,7 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Confi
     config = Config(data, path)
     source = path or "defaults"
     for name in config.agent_names_in_use():
-        reason = agents.get(name).unavailable
+        reason = registry.get(name).unavailable
         if reason:
             raise ConfigError(f"{source}: {reason}")
     return config
@@ -371,7 +371,7 @@ def model_files(config: Config) -> list[tuple[str, str]]:
         name = config.agent_name(size)
         params = config.section(name, size)
         own = sizes.get(size, {}).get(name, {}) if size is not None else {}
-        for key in agents.get(name).needed_files(params):
+        for key in registry.get(name).needed_files(params):
             dotted = f"size.{size}.{name}.{key}" if key in own else f"{name}.{key}"
             value = str(params.get(key) or "")
             out.setdefault(dotted, os.path.normpath(config.resolve_path(value)) if value else "")
@@ -402,6 +402,6 @@ def describe_schema() -> list[tuple[str, Param]]:
     out: list[tuple[str, Param]] = []
     for section, schema in SCHEMA.items():
         out += [(f"{section}.{k}", p) for k, p in schema.items()]
-    for name, agent_type in agents.REGISTRY.items():
+    for name, agent_type in registry.REGISTRY.items():
         out += [(f"{name}.{k}", p) for k, p in agent_type.params.items()]
     return out

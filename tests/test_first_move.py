@@ -16,10 +16,10 @@ import pytest
 from gtp_client import InProcessEngine
 from scripted_agent import ScriptedSearch
 
+from dlgo.agent import registry
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Point
 from dlgo.search import SearchResult
-from gtp_engine import agents
 from gtp_engine.channel import Line
 
 
@@ -40,7 +40,7 @@ class BudgetRecorder(ScriptedSearch):
 
 
 def _register(monkeypatch: pytest.MonkeyPatch, name: str, build) -> None:
-    monkeypatch.setitem(agents.REGISTRY, name, agents.AgentType(name, "test agent", {}, build, searches=True))
+    monkeypatch.setitem(registry.REGISTRY, name, registry.AgentType(name, "test agent", {}, build, searches=True))
 
 
 def _engine(name: str, *sets: str) -> InProcessEngine:

@@ -9,9 +9,9 @@ import pytest
 from gtp_client import InProcessEngine
 from scripted_agent import ScriptedSearch
 
+from dlgo.agent import registry
 from dlgo.sgf import read_game
 from dlgo.utils import point_from_coords
-from gtp_engine import agents
 from gtp_engine.protocol import format_move
 
 FAST = ("mcts.rounds=300", "time.default_seconds=0", "analysis.visits=300")
@@ -387,8 +387,8 @@ class _Scripted:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, *sets: str) -> None:
         agent = ScriptedSearch()
-        kind = agents.AgentType("scripted", "test agent", {}, lambda params, size: agent, searches=True)
-        monkeypatch.setitem(agents.REGISTRY, "scripted", kind)
+        kind = registry.AgentType("scripted", "test agent", {}, lambda params, size: agent, searches=True)
+        monkeypatch.setitem(registry.REGISTRY, "scripted", kind)
         self.agent = agent
         self.eng = InProcessEngine("agent=scripted", "time.default_seconds=0", "resign.min_move=1", *sets, config=None)
         self.eng.ok("boardsize 9")

@@ -10,7 +10,7 @@ import tomllib
 import pytest
 from gtp_client import PYTHON, ROOT, EngineProcess, InProcessEngine
 
-from gtp_engine import agents
+from dlgo.agent import registry
 from gtp_engine.config import ConfigError, describe_schema, load_config
 
 
@@ -44,7 +44,7 @@ def test_default_config_documents_every_key() -> None:
     data = tomllib.loads((ROOT / "configs" / "default.toml").read_text())
     for dotted, param in describe_schema():
         section, key = dotted.split(".")
-        if section in agents.REGISTRY and agents.get(section).unavailable:
+        if section in registry.REGISTRY and registry.get(section).unavailable:
             continue  # agents that do not exist yet are documented in the README only
         assert key in data.get(section, {}), f"configs/default.toml lacks {dotted}"
         assert data[section][key] == param.default, f"{dotted}: default.toml says {data[section][key]!r}"
@@ -72,6 +72,31 @@ def test_defaults_and_overrides() -> None:
     assert config.agent_for_size(9) == ("mcts", config.section("mcts", 9))
     assert config.get("engine.name") == "my bot"
     assert load_config(None, ["time.lag_buffer=2"]).get("time.lag_buffer") == 2.0  # ints are fine for floats
+
+
+def test_the_books_names_are_accepted_as_aliases() -> None:
+    """One key per concept (rounds, exploration); the book's names still work, in files and --set."""
+    config = load_config(
+        None,
+        [
+            "mcts.num_rounds=50",
+            "mcts.temperature=0.7",
+            "alphago.num_simulations=60",
+            "alphago.c_u=4",
+            "zero.rounds_per_move=70",
+            "zero.c_puct=3",
+            "size.9.zero.c=1.5",
+        ],
+    )
+    assert config.get("mcts.rounds") == 50 and config.get("mcts.exploration") == 0.7
+    assert config.get("alphago.rounds") == 60 and config.get("alphago.exploration") == 4.0
+    assert config.get("zero.rounds") == 70 and config.get("zero.exploration") == 3.0
+    assert config.get("zero.exploration", 9) == 1.5
+    assert "temperature" not in config.section("mcts") and "c_puct" not in config.section("zero")
+    with pytest.raises(ConfigError, match="mcts.temperature and mcts.exploration are the same setting"):
+        load_config(None, ["mcts={temperature = 1.0, exploration = 2.0}"])
+    with pytest.raises(ConfigError, match="mcts.temperature: must be at least 0"):
+        load_config(None, ["mcts.temperature=-1"])
 
 
 @pytest.mark.parametrize(
@@ -103,9 +128,9 @@ def test_bad_overrides_name_the_key(override: str, message: str) -> None:
 
 
 def test_unavailable_agents_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gtp_engine import agents
+    from dlgo.agent import registry
 
-    placeholder = agents.AgentType(
+    placeholder = registry.AgentType(
         name="future",
         doc="not built yet",
         params={},
@@ -113,7 +138,7 @@ def test_unavailable_agents_refused(monkeypatch: pytest.MonkeyPatch) -> None:
         searches=False,
         unavailable="agent 'future' is not available yet",
     )
-    monkeypatch.setitem(agents.REGISTRY, "future", placeholder)
+    monkeypatch.setitem(registry.REGISTRY, "future", placeholder)
     with pytest.raises(ConfigError, match="agent 'future' is not available yet"):
         load_config(None, ["agent=future"])
     with pytest.raises(ConfigError, match="agent 'future' is not available yet"):
@@ -121,10 +146,10 @@ def test_unavailable_agents_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_shipped_agent_is_available() -> None:
-    from gtp_engine import agents
+    from dlgo.agent import registry
 
     for name in ("random", "mcts", "predict", "zero", "alphago"):
-        assert agents.get(name).unavailable is None
+        assert registry.get(name).unavailable is None
 
 
 def run_engine(*args: str, stdin: bytes = b"name\n") -> subprocess.CompletedProcess:
@@ -197,15 +222,15 @@ def test_per_size_agent_fallback(tmp_path) -> None:
 
 def test_unacceptable_size_only_when_no_agent_plays_it(monkeypatch) -> None:
     """A network-like agent that plays only 9x9, as the only agent: other sizes are refused."""
-    small = agents.AgentType(
+    small = registry.AgentType(
         name="nine_only",
         doc="test agent",
         params={},
-        build=lambda params, size: agents.get("random").build({"seed": 1}, size),
+        build=lambda params, size: registry.get("random").build({"seed": 1}, size),
         searches=False,
         supports_size=lambda params, size: size == 9,
     )
-    monkeypatch.setitem(agents.REGISTRY, "nine_only", small)
+    monkeypatch.setitem(registry.REGISTRY, "nine_only", small)
     eng = InProcessEngine("agent=nine_only", config=None)
     try:
         eng.ok("boardsize 9")

@@ -228,11 +228,11 @@ def test_ogs_docs_name_only_keys_of_agents_that_play_there(config):
     belong to an agent that plays a board size the bot accepts."""
     import re
 
-    from gtp_engine import agents
+    from dlgo.agent import registry
     from gtp_engine.config import SCHEMA, describe_schema
 
     known = {dotted for dotted, _ in describe_schema()}
-    sections = set(SCHEMA) | set(agents.REGISTRY)
+    sections = set(SCHEMA) | set(registry.REGISTRY)
     played = _agents_on_ogs(config)
     text = (ROOT / "docs" / "ogs.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`((?:size\.\d+\.)?[a-z_]+\.[a-z_]+)`", text))
@@ -242,7 +242,7 @@ def test_ogs_docs_name_only_keys_of_agents_that_play_there(config):
     for key in keys:
         assert key in known, f"docs/ogs.md names {key}, not a config key"
         section = key.split(".")[0]
-        if section in agents.REGISTRY:
+        if section in registry.REGISTRY:
             assert section in played, f"docs/ogs.md names {key}, but {section} plays no size the bot accepts"
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from dlgo.zero.loop import HEARTBEAT, STATE, ZeroLoop
+from dlgo.zero.loop import STATE, ZeroLoop
+from dlgo.zero.loop_clock import HEARTBEAT
 from dlgo.zero.loop_config import load_loop_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,9 +137,9 @@ def test_time_of_a_killed_run_counts_once(tmp_path, saved, beat, expected):
 
 
 def test_a_phase_clock_charges_as_it_goes_and_clears_its_marks(tmp_path, monkeypatch):
-    import dlgo.zero.loop as loop_module
+    import dlgo.zero.loop_clock as clock_module
 
-    monkeypatch.setattr(loop_module, "HEARTBEAT_SECONDS", 0.05)
+    monkeypatch.setattr(clock_module, "HEARTBEAT_SECONDS", 0.05)
     config = load_loop_config(None, {"loop": {"out": str(tmp_path / "run")}, "selfplay": {"board_size": 5}})
     loop = ZeroLoop(config, progress=False)
     clock = loop._start_clock("gate")

@@ -86,24 +86,26 @@ class _Engine:
 
 
 def _copy_config(config: Path, folder: Path) -> Path:
-    """The config and every model file it names (with cards), at the same relative places."""
-    from gtp_engine.config import load_config
+    """The config and every model file it names (with cards), at the same relative places.
 
-    loaded = load_config(str(config))
-    data = loaded.as_dict()
-    tables = [data] + list(data["size"].values())
+    The file is read as plain TOML (the engine checks it when it starts): the agent tables
+    at the top level and in every ``[size.N]`` table name the files."""
+    from dlgo.agent import registry
+    from dlgo.tomlfile import read_toml
+
+    data = read_toml(config)
+    tables = [data] + [t for t in data.get("size", {}).values() if isinstance(t, dict)]
     target = folder / "configs" / config.name
     target.parent.mkdir(parents=True)
     shutil.copyfile(config, target)
-    from gtp_engine import agents
 
     for table in tables:
-        for name, agent_type in agents.REGISTRY.items():
+        for name, agent_type in registry.REGISTRY.items():
             for key, param in agent_type.params.items():
                 value = table.get(name, {}).get(key)
                 if not (param.path and value) or os.path.isabs(value):
                     continue
-                source = Path(loaded.resolve_path(value))
+                source = Path(os.path.abspath(config)).parent / os.path.expanduser(value)
                 copy = Path(os.path.normpath(target.parent / value))
                 if source.is_file() and not copy.exists():
                     copy.parent.mkdir(parents=True, exist_ok=True)

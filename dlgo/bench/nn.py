@@ -79,21 +79,13 @@ def bench_encoders(sizes: Sequence[int] = (9, 19), count: int = 64, seconds: flo
 
 
 def _build(name: str, encoder, blocks: int, filters: int):
-    if name == "zero":
-        from dlgo.networks.zero import zero_model
+    """A fresh network from the registry (``dlgo.networks``); ``alphago-policy`` is its
+    ``alphago`` at the book's 192 filters (13.1): ``--filters`` sizes the Zero network."""
+    from dlgo.networks import build_network
 
-        return zero_model(encoder.num_planes, blocks=blocks, filters=filters)
-    if name == "book-zero":
-        from dlgo.networks.zero import book_zero_model
-
-        return book_zero_model(encoder.num_planes, encoder.board_width)
     if name == "alphago-policy":
-        from dlgo.networks.alphago import policy_network
-
-        return policy_network(encoder.shape())
-    from dlgo.networks import move_predictor
-
-    return move_predictor(name, encoder)
+        return build_network("alphago", encoder, filters=192)
+    return build_network(name, encoder, blocks=blocks, filters=filters)
 
 
 def bench_nn(

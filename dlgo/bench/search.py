@@ -44,10 +44,10 @@ def _zero_evaluator(model_path, build, blocks, filters, size, backend, threads, 
         source = {"model": model_path, "network": loaded.model.name, "parameters": int(loaded.model.count_params())}
         ev = BatchEvaluator(loaded, backend=backend, symmetry_mode="random", seed=seed, threads=threads)
     else:
-        from dlgo.networks.zero import zero_model
+        from dlgo.networks import build_network
 
         encoder = get_encoder_by_name("zero", size)
-        model = zero_model(encoder.num_planes, blocks=blocks, filters=filters)
+        model = build_network("zero", encoder, blocks=blocks, filters=filters)
         source = {"build": build or "zero", "blocks": blocks, "filters": filters, "weights": "untrained"}
         source["parameters"] = int(model.count_params())
         ev = BatchEvaluator(model, encoder, backend=backend, symmetry_mode="random", seed=seed, threads=threads)
@@ -64,15 +64,23 @@ def _alphago_evaluator(policy_path, value_path, filters, size, backend, threads,
         value = BatchEvaluator(load_model(value_path, heads=["value"]), backend=backend, threads=threads)
         source = {"policy_model": policy_path, "value_model": value_path}
     else:
-        from dlgo.networks.alphago import policy_network, value_network
+        from dlgo.networks import build_network
 
         enc_p = get_encoder_by_name("alphago", size)
         enc_v = get_encoder_by_name("alphago_value", size)
         policy = BatchEvaluator(
-            policy_network(enc_p.shape(), filters), enc_p, backend=backend, symmetry_mode="random", threads=threads
+            build_network("alphago", enc_p, filters=filters),
+            enc_p,
+            backend=backend,
+            symmetry_mode="random",
+            threads=threads,
         )
         value = BatchEvaluator(
-            value_network(enc_v.shape(), filters), enc_v, backend=backend, symmetry_mode="random", threads=threads
+            build_network("alphago-value", enc_v, filters=filters),
+            enc_v,
+            backend=backend,
+            symmetry_mode="random",
+            threads=threads,
         )
         source = {"build": "alphago", "filters": filters, "weights": "untrained"}
     return AlphaGoEvaluator(policy, value), [policy, value], source
@@ -111,8 +119,8 @@ def bench_search(
     pipeline: bool = True,
     slices: int = 10,
 ) -> dict[str, Any]:
+    from dlgo.agent.registry import build_agent
     from dlgo.search import SearchBudget
-    from dlgo.zero import ZeroAgent
 
     t0 = time.perf_counter()
     if agent == "zero":
@@ -136,10 +144,10 @@ def bench_search(
 
     evaluator_s = _time_calls(evaluator_call, min(2.0, seconds / 4))
 
-    c = 5.0 if agent == "alphago" else 2.0
-    search_agent = ZeroAgent(
-        evaluator, c=c, batch_size=batch_size, reuse_tree=True, early_stop=False, pipeline=pipeline, seed=seed
-    )
+    # Both searches run as the Zero agent's PUCT on this evaluator, with AlphaGo's c_u for alphago.
+    exploration = 5.0 if agent == "alphago" else 2.0
+    params = {"exploration": exploration, "batch_size": batch_size, "reuse_tree": True, "seed": seed}
+    search_agent = build_agent("zero", params, size, evaluator=evaluator, early_stop=False, pipeline=pipeline)
     search_agent.search(GameState.new_game(size), SearchBudget(max_visits=2 * batch_size))  # warm-up
     network_call()
     out: dict[str, Any] = {

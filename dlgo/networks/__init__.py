@@ -12,12 +12,17 @@ planes ``(rows, cols, planes)``.
   globally pooled tanh value head; input ``(None, None, planes)`` so one network plays every
   board size.
 
+The one network registry: ``NETWORKS`` names every network training, the Zero loop and the
+benchmarks build, and ``build_network(name, encoder, blocks, filters)`` builds a fresh one.
+
 This package module itself imports nothing heavy; the factories import Keras when called.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -25,9 +30,82 @@ if TYPE_CHECKING:
 
     from dlgo.encoders import Encoder
 
-__all__ = ["TRUNKS", "move_predictor"]
+__all__ = ["TRUNKS", "NETWORKS", "NetworkType", "build_network", "network_names", "move_predictor"]
 
 TRUNKS = ("small", "medium", "large")
+
+
+@dataclass(frozen=True)
+class NetworkType:
+    """A registered network: ``build(encoder, blocks, filters, size_independent)`` makes a fresh
+    one for ``encoder``'s planes (``blocks`` and ``filters`` where the network has them)."""
+
+    name: str
+    doc: str
+    encoder: str  # the encoder it usually reads
+    build: Callable[[Encoder, int, int, bool], keras.Model]
+    supervised: bool = True  # trained by ``python -m dlgo.train supervised`` (policy over moves)
+
+
+def _zero(encoder: Encoder, blocks: int, filters: int, size_independent: bool) -> keras.Model:
+    from dlgo.networks.zero import zero_model
+
+    if encoder.num_moves() != encoder.num_points() + 1:
+        raise ValueError(f"the zero network has a pass output; encoder {encoder.name()!r} has no pass index")
+    size = None if size_independent else encoder.board_width
+    return zero_model(encoder.num_planes, blocks=blocks, filters=filters, board_size=size)
+
+
+def _book_zero(encoder: Encoder, blocks: int, filters: int, size_independent: bool) -> keras.Model:
+    from dlgo.networks.zero import book_zero_model
+
+    return book_zero_model(encoder.num_planes, encoder.board_width)
+
+
+def _trunk(name: str) -> Callable[[Encoder, int, int, bool], keras.Model]:
+    return lambda encoder, blocks, filters, size_independent: move_predictor(name, encoder)
+
+
+def _alphago_policy(encoder: Encoder, blocks: int, filters: int, size_independent: bool) -> keras.Model:
+    from dlgo.networks.alphago import policy_network
+
+    return policy_network(encoder.shape(), num_filters=filters)
+
+
+def _alphago_value(encoder: Encoder, blocks: int, filters: int, size_independent: bool) -> keras.Model:
+    from dlgo.networks.alphago import value_network
+
+    return value_network(encoder.shape(), num_filters=filters)
+
+
+NETWORKS: dict[str, NetworkType] = {
+    network.name: network
+    for network in (
+        NetworkType("zero", "residual policy (with pass) + value network, any board size (book 14.3)", "zero", _zero),
+        NetworkType("small", "the book's small move predictor (7.3)", "sevenplane", _trunk("small")),
+        NetworkType("medium", "the book's medium move predictor (7.3)", "sevenplane", _trunk("medium")),
+        NetworkType("large", "the book's large move predictor (7.3)", "sevenplane", _trunk("large")),
+        NetworkType("alphago", "AlphaGo's policy network, 13 conv layers (book 13.1)", "alphago", _alphago_policy),
+        NetworkType(
+            "alphago-value", "AlphaGo's value network (book 13.1)", "alphago_value", _alphago_value, supervised=False
+        ),
+        NetworkType("book-zero", "the book's fixed-size Zero network (14.3)", "zero", _book_zero, supervised=False),
+    )
+}
+
+
+def network_names(supervised: bool | None = None) -> list[str]:
+    """Registered network names (``supervised``: only those supervised training builds, or the others)."""
+    return [n for n, t in NETWORKS.items() if supervised is None or t.supervised == supervised]
+
+
+def build_network(
+    name: str, encoder: Encoder, blocks: int = 6, filters: int = 64, size_independent: bool = True
+) -> keras.Model:
+    """A fresh network ``name`` for ``encoder``'s planes."""
+    if name not in NETWORKS:
+        raise ValueError(f"unknown network {name!r}; known: {', '.join(NETWORKS)}")
+    return NETWORKS[name].build(encoder, blocks, filters, size_independent)
 
 
 def move_predictor(name: str, encoder: Encoder, optimizer: str | None = None) -> keras.Model:

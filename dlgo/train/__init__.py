@@ -2,8 +2,8 @@
 
 - ``supervised``: ``SupervisedConfig`` and ``train_supervised`` (checkpoints, resume, validation
   on held-out games, CSV log and plot, learning-rate schedule).
-- ``models``: the networks and how they are compiled; ``schedule``: learning-rate schedules;
-  ``plot``: the curves.
+- ``optimizers``: how a network is compiled (its networks come from ``dlgo.networks``);
+  ``schedule``: learning-rate schedules; ``plot``: the curves.
 
 Importing this package does not import Keras; training does.
 """

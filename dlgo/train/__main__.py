@@ -23,7 +23,8 @@ from dlgo.data.split import DEFAULT_SEED, DEFAULT_TEST_FRACTION
 
 
 def _parser() -> argparse.ArgumentParser:
-    from dlgo.train.models import NETWORKS, OPTIMIZERS
+    from dlgo.networks import network_names
+    from dlgo.train.optimizers import OPTIMIZERS
     from dlgo.train.schedule import SCHEDULES
 
     parser = argparse.ArgumentParser(prog="python -m dlgo.train", description=__doc__.split("\n")[0])
@@ -32,7 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="run folder (checkpoints, logs, model.keras)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     p.add_argument("--encoder", default="zero")
-    p.add_argument("--network", default="zero", choices=NETWORKS)
+    p.add_argument("--network", default="zero", choices=network_names(supervised=True))
     p.add_argument("--blocks", type=int, default=6, help="residual blocks (zero network)")
     p.add_argument("--filters", type=int, default=64, help="filters per convolution (zero, alphago)")
     p.add_argument("--size", type=int, default=19, help="board size of the training games")

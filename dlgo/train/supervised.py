@@ -31,7 +31,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from dlgo.data.generator import DataGenerator, Prefetch
 from dlgo.data.processor import GoDataProcessor, Manifest
 from dlgo.data.split import DEFAULT_SEED, DEFAULT_TEST_FRACTION, Split
 from dlgo.encoders import get_encoder_by_name
+
+if TYPE_CHECKING:
+    import keras
 
 __all__ = ["SupervisedConfig", "train_supervised", "TrainingError", "STATE", "LOG", "MODEL"]
 
@@ -247,7 +250,8 @@ def train_supervised(config: SupervisedConfig, resume: bool = False, progress: b
 
     import keras
 
-    from dlgo.train import models
+    from dlgo.networks import build_network
+    from dlgo.train import optimizers
     from dlgo.train.schedule import WarmupSchedule
 
     encoder = get_encoder_by_name(config.encoder, config.size)
@@ -276,16 +280,16 @@ def train_supervised(config: SupervisedConfig, resume: bool = False, progress: b
             schedule.total_steps = total_steps  # more epochs stretch the rest of the curve
     else:
         try:
-            model = models.build_network(config.network, encoder, config.blocks, config.filters)
+            model = build_network(config.network, encoder, config.blocks, config.filters)
         except ValueError as e:
             raise TrainingError(str(e)) from e
         if config.init:
             _warm_start(model, config.init, config.encoder)
         schedule = WarmupSchedule(config.lr_schedule, config.lr, total_steps, config.warmup_steps, config.lr_min)
-        optimizer = models.make_optimizer(config.optimizer, schedule, config.momentum)
-        models.compile_model(model, optimizer, config.value_weight)
+        optimizer = optimizers.make_optimizer(config.optimizer, schedule, config.momentum)
+        optimizers.compile_model(model, optimizer, config.value_weight)
 
-    value_head = models.has_value_head(model)
+    value_head = optimizers.has_value_head(model)
     outputs = model.output_shape[0][-1] if value_head else model.output_shape[-1]
     num_moves = int(outputs) if outputs is not None else encoder.num_moves()  # None: size-independent
     if num_moves < encoder.num_points():
@@ -297,7 +301,7 @@ def train_supervised(config: SupervisedConfig, resume: bool = False, progress: b
     positions_seen = int(state.get("positions_seen", 0)) if resume else 0
 
     val = [_targets(b, value_head) for b in _validation_batches(manifest, config, num_moves)]
-    checkpointer = _EpochEnd(
+    checkpointer = EpochEnd(
         out, config, manifest, encoder, steps_per_epoch, history, train_seconds, positions_seen, started
     )
     start = initial_epoch * steps_per_epoch * config.batch_size
@@ -310,7 +314,7 @@ def train_supervised(config: SupervisedConfig, resume: bool = False, progress: b
         initial_epoch=initial_epoch,
         validation_data=_cycle(val) if val else None,
         validation_steps=len(val) if val else None,
-        callbacks=[checkpointer],
+        callbacks=[checkpointer.as_callback()],
         verbose=verbose,
     )
     return checkpointer.summary
@@ -337,126 +341,135 @@ def _lr_now(model) -> float:
     return float(keras.ops.convert_to_numpy(lr))
 
 
-class _EpochEnd:
-    """Keras callback (built lazily so this module imports without Keras): checkpoint, state,
-    log, plot and inference model after every epoch; the time limit."""
+class EpochEnd:
+    """What training does after every epoch: checkpoint, state, log, plot and inference model;
+    and the time limit. ``as_callback()`` hands it to ``model.fit``."""
 
-    def __new__(cls, *args, **kwargs):
+    def __init__(self, out, config, manifest, encoder, steps, history, train_seconds, seen, started) -> None:
+        self.model: keras.Model | None = None  # the model being trained (set by the Keras callback)
+        self.out, self.config, self.manifest, self.encoder = out, config, manifest, encoder
+        self.steps, self.history = steps, history
+        self.train_seconds, self.seen, self.started = train_seconds, seen, started
+        self.summary: dict[str, Any] = {}
+        self._epoch_started = 0.0
+
+    def as_callback(self) -> keras.callbacks.Callback:
+        """This object as a Keras callback (built here, so the module imports without Keras)."""
         import keras
 
-        class EpochEnd(keras.callbacks.Callback):
-            def __init__(self, out, config, manifest, encoder, steps, history, train_seconds, seen, started):
-                super().__init__()
-                self.out, self.config, self.manifest, self.encoder = out, config, manifest, encoder
-                self.steps, self.history = steps, history
-                self.train_seconds, self.seen, self.started = train_seconds, seen, started
-                self.summary: dict[str, Any] = {}
-                self._epoch_started = 0.0
+        def epoch_end(epoch: int, logs: dict[str, Any] | None = None) -> None:
+            self.model = callback.model
+            self.on_epoch_end(epoch, logs)
 
-            def on_epoch_begin(self, epoch, logs=None):
-                self._epoch_started = time.monotonic()
+        callback = keras.callbacks.LambdaCallback(
+            on_epoch_begin=lambda epoch, logs=None: self.on_epoch_begin(epoch, logs), on_epoch_end=epoch_end
+        )
+        return callback
 
-            def on_epoch_end(self, epoch, logs=None):
-                seconds = time.monotonic() - self._epoch_started
-                self.train_seconds += seconds
-                positions = self.steps * self.config.batch_size
-                self.seen += positions
-                row = {"epoch": epoch + 1, "lr": _lr_now(self.model), **_normalise_logs(logs or {})}
-                row |= {"seconds": round(seconds, 1), "positions_seen": self.seen}
-                row["positions_per_second"] = round(positions / seconds, 1) if seconds > 0 else None
-                self.history.append(row)
-                self._save(epoch + 1, row)
-                if self.config.max_minutes is not None:
-                    elapsed = time.monotonic() - self.started
-                    if elapsed + seconds > self.config.max_minutes * 60 and epoch + 1 < self.config.epochs:
-                        print(
-                            f"stopping after epoch {epoch + 1}: the next would pass --max-minutes "
-                            f"{self.config.max_minutes:g} (continue with --resume)",
-                            file=sys.stderr,
-                        )
-                        self.model.stop_training = True
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch_started = time.monotonic()
 
-            def _save(self, epoch: int, row: dict[str, Any]) -> None:
-                out = self.out
-                name = f"checkpoint-{epoch:03d}.keras"
-                tmp = out / f"checkpoint-{epoch:03d}.tmp.keras"
-                self.model.save(tmp)
-                os.replace(tmp, out / name)
-                self.summary = self._summary(epoch, row)
-                state = {
-                    "format": STATE_FORMAT,
-                    "config": asdict(self.config),
-                    "epochs_done": epoch,
-                    "checkpoint": name,
-                    "steps_per_epoch": self.steps,
-                    "positions_seen": self.seen,
-                    "train_seconds": round(self.train_seconds, 1),
-                    "history": self.history,
-                    "summary": self.summary,
-                    "updated": datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat(),
-                }
-                _atomic_json(out / STATE, state)
-                for old in out.glob("checkpoint-*.keras"):
-                    if old.name != name:
-                        old.unlink(missing_ok=True)
-                log = _write_log(out, self.history)
-                from dlgo.train.plot import plot_curves
+    def on_epoch_end(self, epoch, logs=None):
+        seconds = time.monotonic() - self._epoch_started
+        self.train_seconds += seconds
+        positions = self.steps * self.config.batch_size
+        self.seen += positions
+        row = {"epoch": epoch + 1, "lr": _lr_now(self.model), **_normalise_logs(logs or {})}
+        row |= {"seconds": round(seconds, 1), "positions_seen": self.seen}
+        row["positions_per_second"] = round(positions / seconds, 1) if seconds > 0 else None
+        self.history.append(row)
+        self._save(epoch + 1, row)
+        if self.config.max_minutes is not None:
+            elapsed = time.monotonic() - self.started
+            if elapsed + seconds > self.config.max_minutes * 60 and epoch + 1 < self.config.epochs:
+                print(
+                    f"stopping after epoch {epoch + 1}: the next would pass --max-minutes "
+                    f"{self.config.max_minutes:g} (continue with --resume)",
+                    file=sys.stderr,
+                )
+                self.model.stop_training = True
 
-                plot_curves(log, out / PLOT)
-                self._export(epoch, row)
+    def _save(self, epoch: int, row: dict[str, Any]) -> None:
+        out = self.out
+        name = f"checkpoint-{epoch:03d}.keras"
+        tmp = out / f"checkpoint-{epoch:03d}.tmp.keras"
+        self.model.save(tmp)
+        os.replace(tmp, out / name)
+        self.summary = self._summary(epoch, row)
+        state = {
+            "format": STATE_FORMAT,
+            "config": asdict(self.config),
+            "epochs_done": epoch,
+            "checkpoint": name,
+            "steps_per_epoch": self.steps,
+            "positions_seen": self.seen,
+            "train_seconds": round(self.train_seconds, 1),
+            "history": self.history,
+            "summary": self.summary,
+            "updated": datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat(),
+        }
+        _atomic_json(out / STATE, state)
+        for old in out.glob("checkpoint-*.keras"):
+            if old.name != name:
+                old.unlink(missing_ok=True)
+        log = _write_log(out, self.history)
+        from dlgo.train.plot import plot_curves
 
-            def _summary(self, epoch: int, row: dict[str, Any]) -> dict[str, Any]:
-                m = self.manifest
-                return {
-                    "epochs": epoch,
-                    "positions_seen": self.seen,
-                    "train_seconds": round(self.train_seconds, 1),
+        plot_curves(log, out / PLOT)
+        self._export(epoch, row)
+
+    def _summary(self, epoch: int, row: dict[str, Any]) -> dict[str, Any]:
+        m = self.manifest
+        return {
+            "epochs": epoch,
+            "positions_seen": self.seen,
+            "train_seconds": round(self.train_seconds, 1),
+            "train_games": m.games("train"),
+            "train_positions": m.positions("train"),
+            "validation": {k: row.get(k) for k in ("val_policy_loss", "val_value_loss", "val_top1", "val_top5")}
+            | {"games": m.games("test"), "positions": min(self.config.val_positions, m.positions("test"))},
+            "last": {k: row.get(k) for k in ("policy_loss", "value_loss", "top1", "top5", "lr")},
+        }
+
+    def _export(self, epoch: int, row: dict[str, Any]) -> None:
+        import keras
+
+        from dlgo.inference import save_model
+
+        clone = keras.models.clone_model(self.model)
+        clone.set_weights(self.model.get_weights())
+        c, m = self.config, self.manifest
+        save_model(
+            clone,
+            self.out / MODEL,
+            self.encoder,
+            [c.size],
+            network={"name": clone.name, "kind": c.network, "blocks": c.blocks, "filters": c.filters},
+            training={
+                "kind": "supervised",
+                "command": c.command,
+                "resumed": c.extra.get("resumed", []),
+                "data": {
+                    "sources": [Path(s).name for s in m.data["sources"]],
+                    "split": m.data["split"],
                     "train_games": m.games("train"),
                     "train_positions": m.positions("train"),
-                    "validation": {k: row.get(k) for k in ("val_policy_loss", "val_value_loss", "val_top1", "val_top5")}
-                    | {"games": m.games("test"), "positions": min(self.config.val_positions, m.positions("test"))},
-                    "last": {k: row.get(k) for k in ("policy_loss", "value_loss", "top1", "top5", "lr")},
-                }
-
-            def _export(self, epoch: int, row: dict[str, Any]) -> None:
-                from dlgo.inference import save_model
-
-                clone = keras.models.clone_model(self.model)
-                clone.set_weights(self.model.get_weights())
-                c, m = self.config, self.manifest
-                save_model(
-                    clone,
-                    self.out / MODEL,
-                    self.encoder,
-                    [c.size],
-                    network={"name": clone.name, "kind": c.network, "blocks": c.blocks, "filters": c.filters},
-                    training={
-                        "kind": "supervised",
-                        "command": c.command,
-                        "resumed": c.extra.get("resumed", []),
-                        "data": {
-                            "sources": [Path(s).name for s in m.data["sources"]],
-                            "split": m.data["split"],
-                            "train_games": m.games("train"),
-                            "train_positions": m.positions("train"),
-                            "test_games": m.games("test"),
-                            "test_positions": m.positions("test"),
-                        },
-                        "epochs": epoch,
-                        "steps_per_epoch": self.steps,
-                        "batch_size": c.batch_size,
-                        "positions_seen": self.seen,
-                        "augmentation": "8 symmetries, random per sample" if c.augment else "none",
-                        "optimizer": c.optimizer,
-                        "lr": c.lr,
-                        "lr_schedule": c.lr_schedule,
-                        "value_weight": c.value_weight,
-                        "init": c.init,
-                        "train_seconds": round(self.train_seconds, 1),
-                        "backend": keras.backend.backend(),
-                    },
-                    metrics={"validation": self.summary["validation"]},
-                    notes=c.notes,
-                )
-
-        return EpochEnd(*args, **kwargs)
+                    "test_games": m.games("test"),
+                    "test_positions": m.positions("test"),
+                },
+                "epochs": epoch,
+                "steps_per_epoch": self.steps,
+                "batch_size": c.batch_size,
+                "positions_seen": self.seen,
+                "augmentation": "8 symmetries, random per sample" if c.augment else "none",
+                "optimizer": c.optimizer,
+                "lr": c.lr,
+                "lr_schedule": c.lr_schedule,
+                "value_weight": c.value_weight,
+                "init": c.init,
+                "train_seconds": round(self.train_seconds, 1),
+                "backend": keras.backend.backend(),
+            },
+            metrics={"validation": self.summary["validation"]},
+            notes=c.notes,
+        )

@@ -1,7 +1,10 @@
-"""The loop's curves: losses, gating results and Elo against the anchor, one PNG.
+"""What the Zero loop reports: its CSVs, its one-line status and its curves.
 
-Reads ``iterations.csv`` and ``elo.csv`` from the loop's folder (matplotlib, the ``report``
-extra; without it the loop goes on with a warning and no plot).
+- ``iterations.csv`` (one row per iteration: ``ITERATION_COLUMNS``) and ``elo.csv`` (one row
+  per anchored generation: ``ELO_COLUMNS``), rewritten whole and atomically by ``write_csv``;
+- ``status_line``: where the loop stands (``--status`` and every iteration's log line);
+- ``plot_loop``: losses, gating results and Elo against the anchor, one PNG (matplotlib, the
+  ``report`` extra; without it the loop goes on with a warning and no plot).
 """
 
 from __future__ import annotations
@@ -9,9 +12,94 @@ from __future__ import annotations
 import csv
 import os
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-__all__ = ["plot_loop", "read_csv"]
+__all__ = [
+    "ITERATION_COLUMNS",
+    "ELO_COLUMNS",
+    "ELO_CLIP",
+    "iteration_row",
+    "plot_loop",
+    "read_csv",
+    "write_csv",
+    "status_line",
+]
+
+ITERATION_COLUMNS = (
+    "iteration", "generation", "games", "positions", "total_games", "total_positions", "policy_loss",
+    "value_loss", "lr", "window", "gate_wins", "gate_losses", "gate_draws", "gate_accept", "accepted",
+    "resign_threshold", "false_resign_rate", "played_out", "selfplay_seconds", "train_seconds", "gate_seconds",
+    "games_per_hour",
+)  # fmt: skip
+ELO_COLUMNS = (
+    "generation", "iteration", "anchor", "games", "wins", "losses", "draws", "win_rate", "elo", "elo_low",
+    "elo_high", "total_games", "total_positions",
+)  # fmt: skip
+ELO_CLIP = 800.0  # a 0% or 100% score has an infinite estimate: the plot and CSV clip it
+
+
+def write_csv(path: Path, columns: Sequence[str], rows: list[dict[str, Any]]) -> None:
+    """All ``rows`` under a header of ``columns``, replacing the file at once."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, path)
+
+
+def iteration_row(
+    state: dict[str, Any],
+    summaries: list[dict[str, Any]],
+    metrics: dict[str, Any],
+    gate: dict[str, Any],
+    total_positions: int,
+    selfplay_seconds: float,
+    gate_seconds: float,
+) -> dict[str, Any]:
+    """The ``iterations.csv`` row of the iteration ``state`` is finishing: its games'
+    ``summaries``, the training ``metrics``, the ``gate`` result and the phases' seconds."""
+    false_rate = state.get("false_resign_rate")
+    return {
+        "iteration": state["iteration"],
+        "generation": state["generation"],
+        "games": len(summaries),
+        "positions": sum(r["positions"] for r in summaries),
+        "total_games": sum(int(r.get("games") or 0) for r in state["history"]) + len(summaries),
+        "total_positions": total_positions,
+        "policy_loss": metrics.get("policy_loss", ""),
+        "value_loss": metrics.get("value_loss", ""),
+        "lr": metrics.get("lr", ""),
+        "window": metrics.get("window", ""),
+        "gate_wins": gate.get("gate_wins", ""),
+        "gate_losses": gate.get("gate_losses", ""),
+        "gate_draws": gate.get("gate_draws", ""),
+        "gate_accept": gate.get("gate_accept", ""),
+        "accepted": gate.get("accepted", ""),
+        "resign_threshold": state["resign_threshold"],
+        "false_resign_rate": "" if false_rate is None else round(false_rate, 4),
+        "played_out": state.get("played_out", 0),
+        "selfplay_seconds": round(selfplay_seconds, 1),
+        "train_seconds": metrics.get("seconds", ""),
+        "gate_seconds": round(gate_seconds, 1),
+        "games_per_hour": round(3600 * len(summaries) / selfplay_seconds, 1) if selfplay_seconds > 0 else "",
+    }
+
+
+def status_line(state: dict[str, Any], games: int, positions: int) -> str:
+    """The loop's ``state`` in one line, with the replay buffer's ``games`` and ``positions``."""
+    last = state["history"][-1] if state["history"] else None
+    gate = "none yet"
+    if last and last.get("gate_wins") not in (None, ""):
+        verdict = "accepted" if last.get("accepted") else "rejected"
+        gate = f"{last['gate_wins']}-{last['gate_losses']} {verdict}"
+    return (
+        f"iteration {state['iteration']} ({state['phase']}) | generation {state['generation']} | "
+        f"{games} games, {positions:,} positions | last gate {gate} | "
+        f"resign below {state['resign_threshold']:+.2f}"
+    )
 
 
 def read_csv(path: str | os.PathLike) -> list[dict[str, str]]:

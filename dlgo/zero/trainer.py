@@ -57,7 +57,7 @@ def learning_rate(settings: TrainerSettings, iteration: int) -> float:
 def _compile(model: Any, settings: TrainerSettings, rate: float) -> None:
     import keras
 
-    from dlgo.train.models import _output_names, make_optimizer
+    from dlgo.train.optimizers import _output_names, make_optimizer
 
     policy_name, value_name = _output_names(model)
     model.compile(

@@ -34,6 +34,7 @@ import numpy as np
 from dlgo.inference.card import card_path
 
 __all__ = [
+    "task_seed",
     "ModelBlob",
     "SelfPlayTask",
     "GatingTask",
@@ -44,6 +45,11 @@ __all__ = [
     "RayPool",
     "make_pool",
 ]
+
+
+def task_seed(*parts: int) -> int:
+    """A task's seed from the loop's seed and the task's coordinates (iteration, number, ...)."""
+    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
 
 @dataclass(frozen=True)
@@ -85,20 +91,21 @@ _FOLDER: tempfile.TemporaryDirectory | None = None
 _AGENTS: dict[tuple[str, str], Any] = {}
 
 
-def _agent(blob: ModelBlob, role: str, board_size: int, **kwargs: Any):
-    """The worker's agent for ``blob`` (loaded once; older networks are dropped)."""
+def _agent(blob: ModelBlob, role: str, board_size: int, params: dict[str, Any], **extra: Any):
+    """The worker's agent for ``blob`` (loaded once; older networks are dropped), built by the
+    agent registry from the ``zero`` config keys ``params`` (one core: threads = 1)."""
     global _FOLDER
     key = (blob.name, role)
     agent = _AGENTS.get(key)
     if agent is None:
-        from dlgo.zero.agent import ZeroAgent
+        from dlgo.agent.registry import build_agent
 
         if _FOLDER is None:
             _FOLDER = tempfile.TemporaryDirectory(prefix="dlgo-zero-worker-")
         for old in [k for k in _AGENTS if k[1] == role]:
             del _AGENTS[old]
         path = blob.materialize(Path(_FOLDER.name))
-        agent = ZeroAgent.from_model(path, board_size=board_size, threads=1, **kwargs)
+        agent = build_agent("zero", {**params, "model": str(path), "threads": 1}, board_size, **extra)
         _AGENTS[key] = agent
     return agent
 
@@ -120,10 +127,8 @@ def play_selfplay_task(task: SelfPlayTask) -> tuple[SelfPlayTask, list]:
 
     s = task.settings
     rng = np.random.default_rng(task.seed)
-    agent = _agent(
-        task.model, "selfplay", s.board_size, rounds_per_move=s.full_visits, c=s.c_puct,
-        batch_size=s.batch_size, self_play=True, seed=task.seed,
-    )  # fmt: skip
+    params = {"rounds": s.full_visits, "exploration": s.c_puct, "batch_size": s.batch_size, "seed": task.seed}
+    agent = _agent(task.model, "selfplay", s.board_size, params, self_play=True)
     agent.tree.rng = np.random.default_rng(task.seed + 1)
     games = [play_game(agent, s, rng, resign_allowed=allowed) for allowed in task.resign_allowed]
     return _light(task), games
@@ -164,9 +169,9 @@ def play_gating_task(task: GatingTask) -> tuple[GatingTask, GatingGame]:
     from dlgo.sgf import write_game
 
     rng = np.random.default_rng(task.seed)
-    kw = dict(rounds_per_move=task.visits, c=task.c_puct, batch_size=task.batch_size, seed=task.seed)
-    cand = _agent(task.candidate, "candidate", task.board_size, **kw)
-    best = _agent(task.best, "best", task.board_size, **kw)
+    params = {"rounds": task.visits, "exploration": task.c_puct, "batch_size": task.batch_size, "seed": task.seed}
+    cand = _agent(task.candidate, "candidate", task.board_size, params)
+    best = _agent(task.best, "best", task.board_size, params)
     candidate_black = task.index % 2 == 0
     players = {Player.black: cand if candidate_black else best, Player.white: best if candidate_black else cand}
     for a in (cand, best):

@@ -1,8 +1,5 @@
-"""Networks for supervised training and how they are compiled (Keras only, any backend).
-
-- ``zero``: ``dlgo.networks.zero.zero_model`` (policy with pass + value), size-independent.
-- ``small``, ``medium``, ``large``: the book's move predictors (policy over the points, 7.3).
-- ``alphago``: the AlphaGo policy network (13 conv layers, ``--filters``, book 13.1).
+"""How training compiles a network: optimizers, losses and metrics (Keras only, any backend).
+The networks themselves come from the registry in ``dlgo.networks`` (``build_network``).
 
 Losses: sparse categorical cross-entropy on the move index (the book's one-hot categorical
 cross-entropy without building one-hot arrays), mean squared error on the game result for the
@@ -13,35 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dlgo.encoders import Encoder
-
 if TYPE_CHECKING:
     import keras
 
-__all__ = ["NETWORKS", "OPTIMIZERS", "build_network", "compile_model", "has_value_head"]
+__all__ = ["OPTIMIZERS", "compile_model", "has_value_head", "make_optimizer"]
 
-NETWORKS = ("zero", "small", "medium", "large", "alphago")
 OPTIMIZERS = ("adam", "sgd", "adadelta", "adagrad")
-
-
-def build_network(name: str, encoder: Encoder, blocks: int = 6, filters: int = 64, size_independent: bool = True):
-    """A fresh network for ``encoder``'s planes."""
-    if name == "zero":
-        from dlgo.networks.zero import zero_model
-
-        if encoder.num_moves() != encoder.num_points() + 1:
-            raise ValueError(f"the zero network has a pass output; encoder {encoder.name()!r} has no pass index")
-        size = None if size_independent else encoder.board_width
-        return zero_model(encoder.num_planes, blocks=blocks, filters=filters, board_size=size)
-    if name in ("small", "medium", "large"):
-        from dlgo.networks import move_predictor
-
-        return move_predictor(name, encoder)
-    if name == "alphago":
-        from dlgo.networks.alphago import policy_network
-
-        return policy_network(encoder.shape(), num_filters=filters)
-    raise ValueError(f"unknown network {name!r}; known: {', '.join(NETWORKS)}")
 
 
 def has_value_head(model: keras.Model) -> bool:
@@ -88,6 +62,3 @@ def _output_names(model: keras.Model) -> tuple[str, str]:
     if len(names) != 2 or "policy" not in names[0] or "value" not in names[1]:
         raise ValueError(f"expected outputs (policy, value), the model has {names}")
     return names[0], names[1]
-
-
-__all__ += ["make_optimizer"]

@@ -1,10 +1,20 @@
-"""The agent registry: config name -> parameters it takes and how to build it.
+"""The agent registry: the one place that turns a config into an agent (the GTP engine, the
+Zero loop's self-play and gating workers and the benchmarks all build through it).
 
 Adding an agent is one ``register(AgentType(...))`` call: its name (the config value of
 ``agent``), its parameter schema (the keys of its ``[name]`` config table), a ``build`` function
-and whether it searches (then the engine runs analysis with it). Builders import their heavy
-modules inside the function: the engine calls them in a background thread from start-up
-(``agent_pool.AgentPool``), never in a move's time.
+and whether it searches (then the engine runs analysis with it). ``build_agent(name, params,
+size, **extra)`` fills in the defaults and builds; ``extra`` are builder arguments no config
+sets (``self_play``, an already-built ``evaluator``, ...). Builders import their heavy modules
+inside the function: the engine calls them in a background thread from start-up
+(``gtp_engine.agent_pool.AgentPool``), never in a move's time.
+
+One key per concept in every agent table: ``rounds`` (search visits per move at most) and
+``exploration`` (the tree policy's exploration constant). The book's names for them are
+accepted as aliases (``AgentType.aliases``), so its readers' configs keep working:
+``num_rounds``/``temperature`` (``MCTSAgent``, book 4.5), ``num_simulations``/``c_u``
+(``AlphaGoMCTS``, book 13.4), ``rounds_per_move``/``c`` (``ZeroAgent``, book 14.2); ``c_puct``
+was this engine's own key for the Zero agent.
 
 ``predict``, ``zero`` and ``alphago`` load their networks when the agent is built; the engine
 checks every model file its config names at start-up (``config.check_model_files``), so a
@@ -30,6 +40,8 @@ __all__ = [
     "names",
     "REGISTRY",
     "AgentUnavailable",
+    "build_agent",
+    "default_params",
     "resolve_paths",
     "model_file",
 ]
@@ -57,17 +69,34 @@ class AgentType:
     name: str
     doc: str
     params: dict[str, Param]
-    build: Callable[[Mapping[str, Any], int], Agent] | None  # (params, board size) -> agent
+    build: Callable[..., Agent] | None  # (params, board size, **extra) -> agent
     searches: bool
     unavailable: str | None = None  # why it cannot be used yet
     supports_size: Callable[[Mapping[str, Any], int], bool] = field(default=lambda params, size: True)
     # keys of the files the agent loads with these params (None: every path parameter)
     files_needed: Callable[[Mapping[str, Any]], list[str]] | None = None
+    # other accepted names of a key (the book's names) -> the key
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
     def needed_files(self, params: Mapping[str, Any]) -> list[str]:
         if self.files_needed is not None:
             return self.files_needed(params)
         return [key for key, param in self.params.items() if param.path]
+
+    def accepted_params(self) -> dict[str, Param]:
+        """The schema a config table is checked against: every key and every alias."""
+        return {**self.params, **{alias: self.params[key] for alias, key in self.aliases.items()}}
+
+    def canonical(self, table: Mapping[str, Any], prefix: str | None = None) -> dict[str, Any]:
+        """``table`` with aliases renamed to their key; ``ValueError`` when both are given."""
+        prefix = prefix or self.name
+        out = {k: v for k, v in table.items() if k not in self.aliases}
+        for alias, key in self.aliases.items():
+            if alias in table:
+                if key in out:
+                    raise ValueError(f"{prefix}.{alias} and {prefix}.{key} are the same setting: give one")
+                out[key] = table[alias]
+        return out
 
 
 REGISTRY: dict[str, AgentType] = {}
@@ -84,6 +113,23 @@ def get(name: str) -> AgentType:
 
 def names() -> list[str]:
     return list(REGISTRY)
+
+
+def default_params(name: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Agent ``name``'s parameters: its defaults with ``params`` (keys or aliases) over them."""
+    agent_type = get(name)
+    return {**{k: p.default for k, p in agent_type.params.items()}, **agent_type.canonical(params or {})}
+
+
+def build_agent(name: str, params: Mapping[str, Any], board_size: int, **extra: Any) -> Agent:
+    """Agent ``name`` for ``board_size`` from ``params`` (missing keys take their defaults).
+
+    ``extra`` goes to the builder as it is: arguments that are no config key (the Zero
+    worker's ``self_play``, a benchmark's ``evaluator``)."""
+    agent_type = get(name)
+    if agent_type.build is None:
+        raise AgentUnavailable(agent_type.unavailable or f"agent {name!r} cannot be built")
+    return agent_type.build(default_params(name, params), board_size, **extra)
 
 
 def resolve_paths(agent_type: AgentType, params: Mapping[str, Any], resolve: Callable[[str], str]) -> dict[str, Any]:
@@ -124,7 +170,7 @@ def _build_mcts(params: Mapping[str, Any], size: int) -> SearchAgent:
 
     return MCTSAgent(
         num_rounds=int(params["rounds"]),
-        temperature=float(params["temperature"]),
+        temperature=float(params["exploration"]),
         select_by=str(params["select_by"]),
         seed=_seed(params),
     )
@@ -147,8 +193,15 @@ register(
         name="mcts",
         doc="Monte Carlo tree search with random rollouts (book chapter 4)",
         params={
-            "rounds": Param(int, 20000, "search rounds (visits) per move at most (a clock stops it sooner)", minimum=1),
-            "temperature": Param(float, 1.5, "UCT exploration constant c (the book's 'temperature')", minimum=0.0),
+            "rounds": Param(
+                int,
+                20000,
+                "search rounds (visits) per move at most (a clock stops it sooner); the book's num_rounds",
+                minimum=1,
+            ),
+            "exploration": Param(
+                float, 1.5, "UCT exploration constant c of w + c * sqrt(ln N / n); the book's temperature", minimum=0.0
+            ),
             "select_by": Param(
                 str, "visits", "how the move is chosen: most visits or best win rate", choices=("visits", "winrate")
             ),
@@ -156,6 +209,7 @@ register(
         },
         build=_build_mcts,
         searches=True,
+        aliases={"num_rounds": "rounds", "temperature": "exploration"},
     )
 )
 
@@ -195,19 +249,27 @@ register(
 )
 
 
-def _build_zero(params: Mapping[str, Any], size: int) -> SearchAgent:
+def _build_zero(params: Mapping[str, Any], size: int, evaluator: Any = None, **extra: Any) -> SearchAgent:
+    """``evaluator``: search on this one (a benchmark's) instead of loading ``params["model"]``;
+    ``extra``: further ``ZeroAgent`` arguments (``self_play``, ``early_stop``, ...)."""
     from dlgo.zero import ZeroAgent
 
+    search = dict(
+        rounds_per_move=int(params["rounds"]),
+        c=float(params["exploration"]),
+        batch_size=int(params["batch_size"]),
+        reuse_tree=bool(params["reuse_tree"]),
+        seed=_seed(params),
+        **extra,
+    )
+    if evaluator is not None:
+        return ZeroAgent(evaluator, **search)
     return ZeroAgent.from_model(
         model_file(params, "model", "zero"),
         board_size=size,
-        rounds_per_move=int(params["rounds"]),
-        c=float(params["c_puct"]),
-        batch_size=int(params["batch_size"]),
-        reuse_tree=bool(params["reuse_tree"]),
         cache_size=int(params["cache_size"]),
         threads=int(params["threads"]) or None,
-        seed=_seed(params),
+        **search,
     )
 
 
@@ -220,7 +282,7 @@ def _build_alphago(params: Mapping[str, Any], size: int) -> SearchAgent:
         value,
         board_size=size,
         num_simulations=int(params["rounds"]),
-        c_u=float(params["c_u"]),
+        c_u=float(params["exploration"]),
         lambda_value=float(params["lambda_value"]),
         rollouts=int(params["rollouts"]),
         rollout_policy=str(params["rollout_policy"]),
@@ -245,9 +307,17 @@ register(
             "policy_model": _MODEL,
             "value_model": _MODEL,
             "rounds": Param(
-                int, 1000, "simulations (root visits) per move at most (a clock stops it sooner)", minimum=1
+                int,
+                1000,
+                "simulations (root visits) per move at most (a clock stops it sooner); the book's num_simulations",
+                minimum=1,
             ),
-            "c_u": Param(float, 5.0, "exploration constant c_u of u = c_u * P * sqrt(N) / (1 + n)", minimum=0.0),
+            "exploration": Param(
+                float,
+                5.0,
+                "PUCT exploration constant of u = c_u * P * sqrt(N) / (1 + n); the book's c_u (5)",
+                minimum=0.0,
+            ),
             "lambda_value": Param(
                 float, 0.5, "leaf value = lambda * value net + (1 - lambda) * rollout", minimum=0.0, maximum=1.0
             ),
@@ -267,6 +337,7 @@ register(
         build=_build_alphago,
         searches=True,
         files_needed=lambda params: ["policy_model"] + (["value_model"] if params["lambda_value"] > 0 else []),
+        aliases={"num_simulations": "rounds", "c_u": "exploration"},
     )
 )
 
@@ -276,8 +347,13 @@ register(
         doc="AlphaGo Zero style PUCT search with one network (book chapter 14)",
         params={
             "model": _MODEL,
-            "rounds": Param(int, 800, "search visits per move at most (a clock stops it sooner)", minimum=1),
-            "c_puct": Param(float, 2.0, "PUCT exploration constant c (book 2.0)", minimum=0.0),
+            "rounds": Param(
+                int,
+                800,
+                "search visits per move at most (a clock stops it sooner); the book's rounds_per_move",
+                minimum=1,
+            ),
+            "exploration": Param(float, 2.0, "PUCT exploration constant c (c_puct); the book's c (2.0)", minimum=0.0),
             "batch_size": _BATCH,
             "reuse_tree": _REUSE,
             "cache_size": _CACHE,
@@ -286,5 +362,6 @@ register(
         },
         build=_build_zero,
         searches=True,
+        aliases={"rounds_per_move": "rounds", "c": "exploration", "c_puct": "exploration"},
     )
 )

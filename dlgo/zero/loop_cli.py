@@ -1,0 +1,76 @@
+"""The Zero training loop's command line: ``python -m dlgo.zero.loop`` (see ``dlgo.zero.loop``).
+
+python -m dlgo.zero.loop --config configs/zero-train-9x9.toml               # this machine
+python -m dlgo.zero.loop --config configs/zero-train-9x9.toml --ray auto    # a Ray cluster
+python -m dlgo.zero.loop --config ... --export weights/zero-9x9.keras       # ship the best
+python -m dlgo.zero.loop --config ... --status                              # where it stands
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from dlgo.zero.loop import ZeroLoop
+from dlgo.zero.loop_config import LoopConfigError, load_loop_config
+
+__all__ = ["main"]
+
+DESCRIPTION = "The AlphaGo Zero training loop: self-play, replay, training, gating, Elo against an anchor."
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m dlgo.zero.loop", description=DESCRIPTION)
+    p.add_argument("--config", required=True, help="the loop's TOML config (configs/zero-train-9x9.toml)")
+    p.add_argument("--ray", metavar="ADDRESS", help="run workers on Ray: 'auto', 'ray://host:10001', or 'local'")
+    p.add_argument("--iterations", type=int, help="stop after this many iterations (default: the config's)")
+    p.add_argument("--max-minutes", type=float, help="stop after the task under way once this time is up")
+    p.add_argument("--workers", type=int, help="override loop.workers")
+    p.add_argument("--out", help="override loop.out")
+    p.add_argument("--export", metavar="FILE", help="copy the best generation to FILE with its card, then exit")
+    p.add_argument("--status", action="store_true", help="print where the loop stands, then exit")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up chatter (workers inherit it)
+    overrides: dict[str, dict[str, Any]] = {}
+    if args.workers is not None:
+        overrides.setdefault("loop", {})["workers"] = args.workers
+    if args.out is not None:
+        overrides.setdefault("loop", {})["out"] = str(Path(args.out).resolve())
+    try:
+        config = load_loop_config(args.config, overrides)
+        command = "python -m dlgo.zero.loop " + " ".join(argv if argv is not None else sys.argv[1:])
+        loop = ZeroLoop(config, ray_address=args.ray, progress=not args.no_progress, command=command)
+    except LoopConfigError as e:
+        print(f"zero-loop: {e}", file=sys.stderr)
+        return 2
+    if args.status:
+        print(loop.status_line())
+        return 0
+    if args.export:
+        print(f"zero-loop: exported {loop.export(args.export)}", file=sys.stderr)
+        return 0
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # `kill` stops like Ctrl-C: state saved, workers stopped
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        loop.run(args.iterations, args.max_minutes)
+    except KeyboardInterrupt:
+        print("zero-loop: interrupted; the same command resumes", file=sys.stderr)
+        return 130
+    print(f"zero-loop: {loop.status_line()}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
