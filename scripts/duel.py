@@ -3,11 +3,11 @@
 
 Examples::
 
-    python scripts/duel.py --engine configs/mcts.toml --opponent gnugo --level 10 --size 9 \\
+    python scripts/duel.py --engine configs/engine/mcts.toml --opponent gnugo --level 10 --size 9 \\
         --games 20 -j 2 --seconds-per-move 1 --out runs/duel-mcts-9x9
-    python scripts/duel.py --engine configs/mcts.toml --opponent-cmd "pachi -t =5000 threads=1" \\
+    python scripts/duel.py --engine configs/engine/mcts.toml --opponent-cmd "pachi -t =5000 threads=1" \\
         --visits 2000 --games 10
-    python scripts/duel.py --engine configs/mcts.toml --main-time 60 --byo-yomi 5 --stones 1 --games 4
+    python scripts/duel.py --engine configs/engine/mcts.toml --main-time 60 --byo-yomi 5 --stones 1 --games 4
 
 A player is ``gnugo``, ``pachi``, a ``.toml`` config of this project's engine, or (with
 ``--engine-cmd`` / ``--opponent-cmd``) any GTP command line. Rerunning with the same ``--out``
@@ -46,7 +46,9 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     who = p.add_argument_group("players")
-    who.add_argument("--engine", default="configs/mcts.toml", help="gnugo, pachi, a .toml engine config, or a command")
+    who.add_argument(
+        "--engine", default="configs/engine/mcts.toml", help="gnugo, pachi, a .toml engine config, or a command"
+    )
     who.add_argument("--engine-cmd", help="the first player as a GTP command line (instead of --engine)")
     who.add_argument("--engine-name", help="label of the first player in tables and SGF")
     who.add_argument(

@@ -55,8 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--configs",
         nargs="+",
-        default=[c for c in CONFIGS if (ROOT / "configs" / f"{c}.toml").is_file()],
-        help="engine configs (names in configs/)",
+        default=[c for c in CONFIGS if (ROOT / "configs" / "engine" / f"{c}.toml").is_file()],
+        help="engine configs (names in configs/engine/)",
     )
     p.add_argument("--sizes", nargs="+", type=int, default=[9, 19], choices=[9, 13, 19])
     p.add_argument("--games9", type=int, default=10, help="games per pairing on 9x9")
@@ -89,7 +89,7 @@ def _pairings(args: argparse.Namespace) -> list[Pairing]:
                     if opponent.startswith("gnugo")
                     else ["--opponent-cmd", "pachi -t =5000 threads=1", "--opponent-name", opponent]
                 )
-                command = ["python", "scripts/duel.py", "--engine", f"configs/{config}.toml",
+                command = ["python", "scripts/duel.py", "--engine", f"configs/engine/{config}.toml",
                            "--engine-name", f"dlgo-{config}", *opp_args, "--size", str(size),
                            "--games", str(games), "-j", str(args.jobs), "--seconds-per-move", f"{seconds:g}",
                            "--out", str(folder)]  # fmt: skip
@@ -98,7 +98,7 @@ def _pairings(args: argparse.Namespace) -> list[Pairing]:
 
 
 def _settings(pairing: Pairing, jobs: int, level: int) -> MatchSettings:
-    engine = dlgo_player(ROOT / "configs" / f"{pairing.config}.toml", f"dlgo-{pairing.config}")
+    engine = dlgo_player(ROOT / "configs" / "engine" / f"{pairing.config}.toml", f"dlgo-{pairing.config}")
     opponent = gnugo_player(level) if pairing.opponent.startswith("gnugo") else pachi_player(label=pairing.opponent)
     rules = GameRules(size=pairing.size, komi=7.5, seconds_per_move=pairing.seconds)
     return MatchSettings(engine, opponent, pairing.games, rules, jobs=jobs)

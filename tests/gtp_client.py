@@ -67,7 +67,7 @@ def parse_response(raw: str) -> Response:
 class EngineProcess:
     """``python -m gtp_engine`` in a subprocess, with a reader thread for timeouts."""
 
-    def __init__(self, *sets: str, config: str | None = "configs/mcts.toml", args: tuple[str, ...] = ()) -> None:
+    def __init__(self, *sets: str, config: str | None = "configs/engine/mcts.toml", args: tuple[str, ...] = ()) -> None:
         cmd = [PYTHON, "-m", "gtp_engine"]
         if config is not None:
             cmd += ["--config", str(ROOT / config)]
@@ -181,7 +181,7 @@ class EngineProcess:
 class InProcessEngine:
     """An Engine in this process; ``ask(line)`` runs one input line and parses the response."""
 
-    def __init__(self, *sets: str, config: str | None = "configs/mcts.toml") -> None:
+    def __init__(self, *sets: str, config: str | None = "configs/engine/mcts.toml") -> None:
         from gtp_engine.channel import Channel
         from gtp_engine.config import load_config
         from gtp_engine.engine import Engine

@@ -374,7 +374,7 @@ def test_duel_script_reports_an_engine_that_does_not_start(tmp_path):
 
 @needs_gnugo
 def test_small_match_against_gnugo(tmp_path):
-    engine = dlgo_player(ROOT / "configs" / "mcts.toml", "dlgo-mcts")
+    engine = dlgo_player(ROOT / "configs" / "engine" / "mcts.toml", "dlgo-mcts")
     rules = GameRules(size=9, visits=40, move_timeout=60.0)
     settings = MatchSettings(engine, gnugo_player(1, "gnugo-l1"), 2, rules)
     result = run_match(settings, tmp_path, progress=False)

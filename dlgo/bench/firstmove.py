@@ -92,7 +92,7 @@ def _copy_config(config: Path, folder: Path) -> Path:
     loaded = load_config(str(config))
     data = loaded.as_dict()
     tables = [data] + list(data["size"].values())
-    target = folder / "configs" / config.name
+    target = folder / "configs" / "engine" / config.name
     target.parent.mkdir(parents=True)
     shutil.copyfile(config, target)
     from gtp_engine import agents
@@ -187,7 +187,7 @@ def _overhead(config: Path, env: dict[str, str], size: int, period: float, moves
 
 
 def bench_firstmove(
-    config: str | os.PathLike = ROOT / "configs" / "default.toml",
+    config: str | os.PathLike = ROOT / "configs" / "engine" / "default.toml",
     sizes: tuple[int, ...] = (9, 19),
     periods: dict[int, float] | None = None,
     overhead_moves: int = 10,
