@@ -1,4 +1,4 @@
-"""The duel library (dlgo.match) and scripts/duel.py: statistics, clocks, misbehaving engines,
+"""The duel library (dlgo.match) and its command line dlgo.match.duel: statistics, clocks, misbehaving engines,
 resuming, Ctrl-C, and a small real match of our engine against GNU Go level 1."""
 
 from __future__ import annotations
@@ -337,12 +337,12 @@ def test_parallel_games(tmp_path):
 def test_duel_script_ctrl_c_then_resume(tmp_path):
     out = tmp_path / "duel"
     cmd = [
-        sys.executable, str(ROOT / "scripts" / "duel.py"),
+        sys.executable, "-m", "dlgo.match.duel",
         "--engine-cmd", f"{sys.executable} {FAKE} slow:0.3", "--engine-name", "slow",
         "--opponent-cmd", f"{sys.executable} {FAKE} pass", "--opponent-name", "passer",
         "--games", "8", "-j", "2", "--no-gnugo-check", "--no-progress", "--out", str(out),
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     results = out / "results.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (results.exists() and results.read_text().strip()):
@@ -355,7 +355,7 @@ def test_duel_script_ctrl_c_then_resume(tmp_path):
     assert json.loads((out / "summary.json").read_text())["games"] == len(kept)
     assert "interrupted" in stderr
 
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     lines = results.read_text().splitlines()
     assert len(lines) == 8 and sorted(load_records(results)) == list(range(8))  # nothing replayed
@@ -363,9 +363,9 @@ def test_duel_script_ctrl_c_then_resume(tmp_path):
 
 
 def test_duel_script_reports_an_engine_that_does_not_start(tmp_path):
-    cmd = [sys.executable, str(ROOT / "scripts" / "duel.py"), "--engine-cmd", "/nonexistent/engine",
+    cmd = [sys.executable, "-m", "dlgo.match.duel", "--engine-cmd", "/nonexistent/engine",
            "--opponent-cmd", f"{sys.executable} {FAKE} pass", "--games", "1", "--out", str(tmp_path)]  # fmt: skip
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 2 and "does not work as a GTP engine" in done.stderr
 
 

@@ -9,7 +9,8 @@
 - :mod:`dlgo.match.stats` and :mod:`dlgo.match.summary`: win rate, Elo, p-value, the report;
 - :mod:`dlgo.match.runner`: N games in parallel, resumable, with progress.
 
-``scripts/duel.py`` is the command line over this package.
+Command lines over it: :mod:`dlgo.match.duel` (``dlgo-duel``: one match), :mod:`dlgo.match.strength`
+(``dlgo-strength``: the gauntlet behind docs/strength.md) and :mod:`dlgo.match.strength_smoke`.
 """
 
 from dlgo.match.clock import ClockSettings
