@@ -1,4 +1,4 @@
-"""The dlgo GTP engine: ``python -m gtp_engine --config configs/default.toml`` (or ``dlgo-gtp``).
+"""The dlgo GTP engine: ``python -m gtp_engine --config configs/engine/default.toml`` (or ``dlgo-gtp``).
 
 Modules: ``protocol`` (wire format), ``engine`` (commands), ``game`` (position and history),
 ``clock`` (time controls and budgets), ``decision`` (pass/resign rules), ``analysis`` (output

@@ -1,6 +1,6 @@
 """Command line: ``python -m gtp_engine [--config FILE] [--set key=value ...]`` (also ``dlgo-gtp``).
 
-Without ``--config`` the engine plays the repository's ``configs/default.toml`` (the built-in
+Without ``--config`` the engine plays the repository's ``configs/engine/default.toml`` (the built-in
 defaults only when that file is not there, e.g. the package installed on its own).
 
 Speaks GTP on stdin/stdout. Before anything else, file descriptor 1 is moved aside for GTP
@@ -58,7 +58,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--config",
         metavar="FILE",
-        help="TOML config (default: the repository's configs/default.toml, the Zero networks on 9x9, 13x13 and 19x19)",
+        help="TOML config (default: the repository's configs/engine/default.toml, Zero search on 9x9, 13x13, 19x19)",
     )
     parser.add_argument(
         "--set",

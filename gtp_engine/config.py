@@ -1,6 +1,6 @@
 """Engine configuration: a TOML file plus ``--set key=value`` overrides, checked at start-up.
 
-Layout (every key is optional; ``configs/default.toml`` documents each one)::
+Layout (every key is optional; ``configs/engine/default.toml`` documents each one)::
 
     agent = "mcts"              # the agent for every board size without its own entry
     [mcts]                      # parameters of each agent, one table per agent name
@@ -323,9 +323,10 @@ class Config:
 
 
 def default_config_path() -> str | None:
-    """The shipped ``configs/default.toml`` of this checkout (what the engine plays without
+    """The shipped ``configs/engine/default.toml`` of this checkout (what the engine plays without
     ``--config``), or None when it is not there (the package installed without the repository)."""
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs", "default.toml")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.join(root, "configs", "engine", "default.toml")
     return path if os.path.isfile(path) else None
 
 

@@ -1,12 +1,66 @@
-"""Shared fixtures."""
+"""Shared fixtures and position builders (``from conftest import state_from``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 import pytest
 from gnugo import GnuGo, find_gnugo
 from gtp_client import InProcessEngine
+
+from dlgo.goboard import Board, GameState
+from dlgo.gotypes import Player, Point
+from dlgo.match import GameRules, PlayerSpec, command_player
+
+FAKE_ENGINE = Path(__file__).resolve().parent / "fake_gtp_engine.py"
+QUICK = GameRules(size=9, move_timeout=2.0, command_timeout=10.0)  # match rules that fail fast
+
+
+def fake_player(mode: str, label: str | None = None) -> PlayerSpec:
+    """A referee's player running tests/fake_gtp_engine.py in ``mode`` (pass, crash, hang, ...)."""
+    return command_player([sys.executable, str(FAKE_ENGINE), mode], label or f"fake-{mode}")
+
+
+# --- position builders --------------------------------------------------------------------------
+def board_from(diagram: str, cols: int | None = None) -> Board:
+    """A board from a diagram, top row first: ``X`` black, ``O`` white, ``.`` empty."""
+    rows = [line.replace(" ", "") for line in diagram.strip().splitlines()]
+    num_rows, num_cols = len(rows), cols or len(rows[0])
+    assert all(len(r) == num_cols for r in rows), "ragged diagram"
+    board = Board(num_rows, num_cols)
+    for i, line in enumerate(rows):
+        row = num_rows - i
+        for col, ch in enumerate(line, start=1):
+            if ch in "XO":
+                captured = board.place_stone(Player.black if ch == "X" else Player.white, Point(row, col))
+                assert not captured, "diagram has a string without liberties"
+    return board
+
+
+def state_from(diagram: str, to_move: Player = Player.black, komi: float = 7.5) -> GameState:
+    """A position set up from a diagram (see :func:`board_from`), ``to_move`` to play."""
+    return GameState.from_position(board_from(diagram), to_move, komi)
+
+
+def position(
+    size: int,
+    black: Iterable[tuple[int, int]],
+    white: Iterable[tuple[int, int]],
+    to_move: Player,
+    komi: float = 7.5,
+) -> GameState:
+    """A ``size`` x ``size`` position from (row, col) lists of stones, ``to_move`` to play."""
+    board = Board(size, size)
+    for r, c in black:
+        board.place_stone(Player.black, Point(r, c))
+    for r, c in white:
+        board.place_stone(Player.white, Point(r, c))
+    return GameState.from_position(board, to_move, komi)
+
+
+# --- fixtures -----------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")

@@ -1,42 +1,36 @@
-"""A minimal GTP client for GNU Go, used as a rules referee by the tests (not a test module).
+"""GNU Go as a rules referee for the tests (not a test module), on the one GTP client.
 
 ``GnuGo.start()`` (or the ``gnugo`` fixture in conftest.py) runs ``gnugo --mode gtp
---chinese-rules --level 1``; ``send(command)`` returns the answer text and raises GtpError on a
-``?`` answer, ``ask(command)`` returns ``(success, text)`` and never raises on ``?``;
-``close()`` sends ``quit`` and reaps the process.
+--chinese-rules --level 1`` through :class:`dlgo.match.gtp_client.GtpProcess`; ``send(command)``
+returns the answer text and raises :class:`GtpClientError` on a ``?`` answer, ``ask(command)``
+returns ``(success, text)`` and never raises on ``?``; ``close()`` sends ``quit`` and reaps the
+process.
 """
 
 from __future__ import annotations
 
-import subprocess
-
 from dlgo.gotypes import Point
+from dlgo.match.gtp_client import GtpClientError, GtpProcess
 from dlgo.match.players import find_gnugo
 from dlgo.utils import coords_from_point, point_from_coords
 
-__all__ = ["GNUGO_COMMAND", "GnuGo", "GtpError", "find_gnugo", "parse_vertices"]
+__all__ = ["GNUGO_COMMAND", "GnuGo", "GtpClientError", "find_gnugo", "parse_vertices"]
 
 
 GNUGO_COMMAND = ["--mode", "gtp", "--chinese-rules", "--level", "1"]
 
 
-class GtpError(RuntimeError):
-    """GNU Go answered a command with ``?``."""
-
-
 class GnuGo:
-    """One GNU Go process in GTP mode; ``send``/``ask`` write a command and read its answer."""
+    """One GNU Go process in GTP mode; ``send``/``ask`` write a command and read its answer.
+
+    Commands wait for their answer without a time limit, as a referee in a test should: a hang is
+    the test's own timeout to report. A GNU Go that dies raises ``GtpClientError`` ("crash").
+    """
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._proc = subprocess.Popen(
-            [path, *GNUGO_COMMAND],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            bufsize=1,
-        )
+        self._gtp = GtpProcess([path, *GNUGO_COMMAND], label="GNU Go")
+        self._gtp.start()
 
     @classmethod
     def start(cls) -> GnuGo:
@@ -48,41 +42,13 @@ class GnuGo:
     def ask(self, command: str) -> tuple[bool, str]:
         """Send one command; return (success, text) with the ``=``/``?`` marker stripped.
 
-        A GTP answer is one or more lines ended by an empty line; multi-line answers
-        (``showboard``) come back joined with newlines.
+        Multi-line answers (``showboard``) come back joined with newlines.
         """
-        proc = self._proc
-        if proc.poll() is not None:
-            raise RuntimeError(f"GNU Go exited with status {proc.returncode}")
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(command.strip() + "\n")
-        proc.stdin.flush()
-        lines: list[str] = []
-        while True:
-            line = proc.stdout.readline()
-            if line == "":
-                raise RuntimeError(f"GNU Go closed its output while answering {command!r}")
-            line = line.rstrip("\r\n")
-            if line == "":
-                if lines:
-                    break
-                continue  # tolerate stray blank lines before an answer
-            lines.append(line)
-        first = lines[0]
-        if first[0] not in "=?":
-            raise RuntimeError(f"malformed GTP answer to {command!r}: {lines!r}")
-        ok = first[0] == "="
-        # Drop the marker and an optional numeric id.
-        head = first[1:].lstrip("0123456789").strip()
-        text = "\n".join([head, *lines[1:]]).strip("\n") if len(lines) > 1 else head
-        return ok, text
+        return self._gtp.ask(command, timeout=None)
 
     def send(self, command: str) -> str:
-        """Like ``ask`` but raises GtpError on a failure answer."""
-        ok, text = self.ask(command)
-        if not ok:
-            raise GtpError(f"{command!r} -> ? {text}")
-        return text
+        """Like ``ask`` but raises GtpClientError on a failure answer."""
+        return self._gtp.send(command, timeout=None)
 
     # --- conveniences -------------------------------------------------------------------
     def new_game(self, size: int, komi: float = 7.5) -> None:
@@ -97,7 +63,7 @@ class GnuGo:
         return answer == "1"
 
     def play(self, color: str, point: Point | None) -> None:
-        """Play a stone (``point=None`` passes); raises GtpError if GNU Go finds it illegal."""
+        """Play a stone (``point=None`` passes); raises GtpClientError if GNU Go finds it illegal."""
         vertex = "pass" if point is None else coords_from_point(point)
         self.send(f"play {color} {vertex}")
 
@@ -105,22 +71,7 @@ class GnuGo:
         return set(parse_vertices(self.send(f"list_stones {color}")))
 
     def close(self) -> None:
-        proc = self._proc
-        if proc.poll() is None:
-            try:
-                assert proc.stdin is not None
-                proc.stdin.write("quit\n")
-                proc.stdin.flush()
-                proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                proc.kill()
-                proc.wait()
-        for stream in (proc.stdin, proc.stdout):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+        self._gtp.close(grace=5.0)
 
     def __enter__(self) -> GnuGo:
         return self

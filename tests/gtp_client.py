@@ -1,7 +1,8 @@
 """Test helpers for the GTP engine (not a test module).
 
-- :class:`EngineProcess` starts ``python -m gtp_engine`` as a subprocess and talks to it with
-  timeouts; every response is checked for the exact wire format on the way in.
+- :class:`EngineProcess` starts ``python -m gtp_engine`` through the one GTP client,
+  :class:`dlgo.match.gtp_client.GtpProcess`, with timeouts; every response is checked for the
+  exact wire format on the way in.
 - :class:`InProcessEngine` runs an :class:`Engine` in this process for fast command-level tests.
 - :func:`parse_response` is the strict response parser both use.
 """
@@ -10,15 +11,15 @@ from __future__ import annotations
 
 import io
 import os
-import queue
 import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from dlgo.match.gtp_client import GtpClientError, GtpProcess
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -65,50 +66,43 @@ def parse_response(raw: str) -> Response:
 
 
 class EngineProcess:
-    """``python -m gtp_engine`` in a subprocess, with a reader thread for timeouts."""
+    """``python -m gtp_engine`` in a subprocess, through the one GTP client (:class:`GtpProcess`),
+    read line by line so that every response's exact wire format is checked."""
 
-    def __init__(self, *sets: str, config: str | None = "configs/mcts.toml", args: tuple[str, ...] = ()) -> None:
+    def __init__(self, *sets: str, config: str | None = "configs/engine/mcts.toml", args: tuple[str, ...] = ()) -> None:
         cmd = [PYTHON, "-m", "gtp_engine"]
         if config is not None:
             cmd += ["--config", str(ROOT / config)]
         for s in sets:
             cmd += ["--set", s]
         cmd += list(args)
-        self.stderr_file = tempfile.TemporaryFile(mode="w+b")
+        fd, self._stderr_path = tempfile.mkstemp(prefix="dlgo-engine-", suffix=".log")
+        os.close(fd)
         self.started = time.monotonic()
-        self.proc = subprocess.Popen(
-            cmd,
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr_file,
-        )
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        # Strict decoding: output that is not UTF-8 ends the stream, so a test sees it.
+        self.gtp = GtpProcess(cmd, "engine", cwd=ROOT, stderr_path=self._stderr_path, decode_errors="strict")
+        self.gtp.start()
         self._peeked: list[str | None] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in iter(self.proc.stdout.readline, b""):
-            self._lines.put(raw.decode("utf-8"))
-        self._lines.put(None)
+    @property
+    def proc(self) -> subprocess.Popen:
+        process = self.gtp.process
+        assert process is not None
+        return process
 
     def send(self, text: str) -> None:
         """Write raw text (add the line end yourself)."""
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(text.encode("utf-8"))
-        self.proc.stdin.flush()
+        self.gtp.write_raw(text)
 
     def _get(self, timeout: float) -> str | None:
         if self._peeked:
             return self._peeked.pop()
-        return self._lines.get(timeout=timeout)
+        return self.gtp.read_line(timeout)
 
     def read_line(self, timeout: float = 30.0) -> str:
         try:
             line = self._get(timeout)
-        except queue.Empty:
+        except TimeoutError:
             raise TimeoutError(f"no output within {timeout} s; stderr:\n{self.stderr()}") from None
         if line is None:
             raise EOFError(f"engine output closed; stderr:\n{self.stderr()}")
@@ -143,45 +137,42 @@ class EngineProcess:
         """True when nothing (or only the end of output) arrives within ``wait`` seconds."""
         try:
             line = self._get(wait)
-        except queue.Empty:
+        except TimeoutError:
             return True
         self._peeked.append(line)
         return line is None
 
     def stderr(self) -> str:
-        self.stderr_file.seek(0)
-        return self.stderr_file.read().decode("utf-8", errors="replace")
+        with open(self._stderr_path, "rb") as f:
+            return f.read().decode("utf-8", errors="replace")
 
     def close(self, timeout: float = 10.0) -> int:
-        if self.proc.poll() is None:
+        """``quit``, wait up to ``timeout`` seconds for the engine to exit, then kill; its status."""
+        proc = self.proc
+        if proc.poll() is None:
             try:
                 self.send("quit\n")
-            except (BrokenPipeError, OSError):
+            except GtpClientError:
                 pass
             try:
-                self.proc.wait(timeout=timeout)
+                proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
-            try:
-                stream.close()
-            except OSError:
                 pass
-        return self.proc.returncode
+        self.gtp.kill()  # kills what is left, closes the pipes and the log
+        return proc.returncode
 
     def __enter__(self) -> EngineProcess:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
-        self.stderr_file.close()
+        os.unlink(self._stderr_path)
 
 
 class InProcessEngine:
     """An Engine in this process; ``ask(line)`` runs one input line and parses the response."""
 
-    def __init__(self, *sets: str, config: str | None = "configs/mcts.toml") -> None:
+    def __init__(self, *sets: str, config: str | None = "configs/engine/mcts.toml") -> None:
         from gtp_engine.channel import Channel
         from gtp_engine.config import load_config
         from gtp_engine.engine import Engine
@@ -254,7 +245,9 @@ def board_from_showboard(text: str) -> dict[str, str]:
 
 
 @dataclass
-class GameRecord:
+class GameAgainstGnuGo:
+    """One game refereed by :func:`play_against_gnugo` (the match library has its own GameRecord)."""
+
     moves: list[tuple[str, str]]  # (colour, vertex) in order
     winner: str | None  # 'black'/'white' when someone resigned, else None
     resigned: str | None  # who resigned
@@ -324,7 +317,7 @@ def play_against_gnugo(
     clock: SimClock | None = None,
     startup_seconds: float = 0.0,
     handicap: int = 0,
-) -> GameRecord:
+) -> GameAgainstGnuGo:
     """Referee one game: every move is checked by the other side; raises AssertionError on any
     illegal move, failed command or lost flag."""
     engine.ok(f"boardsize {size}")
@@ -354,21 +347,21 @@ def play_against_gnugo(
             if clock is not None:
                 assert clock.charge(spent), f"the engine lost on time at move {len(moves) + 1} ({spent:.2f} s)"
             if vertex.lower() == "resign":
-                return GameRecord(moves, _other(colour), colour, times, False, clock and clock.remaining)
+                return GameAgainstGnuGo(moves, _other(colour), colour, times, False, clock and clock.remaining)
             ok, answer = gnugo.ask(f"play {colour} {vertex}")
             assert ok, f"GNU Go says our {colour} {vertex} is illegal ({answer}) after {moves}"
         else:
             vertex = gnugo.send(f"genmove {colour}")
             if vertex.lower() == "resign":
-                return GameRecord(moves, _other(colour), colour, times, False, clock and clock.remaining)
+                return GameAgainstGnuGo(moves, _other(colour), colour, times, False, clock and clock.remaining)
             r = engine.command(f"play {colour} {vertex}")
             assert r.ok, f"the engine refused GNU Go's {colour} {vertex}: {r.text} after {moves}"
         moves.append((colour, vertex.upper()))
         passes = passes + 1 if vertex.lower() == "pass" else 0
         if passes == 2:
-            return GameRecord(moves, None, None, times, True, clock and clock.remaining)
+            return GameAgainstGnuGo(moves, None, None, times, True, clock and clock.remaining)
         colour = _other(colour)
-    return GameRecord(moves, None, None, times, False, clock and clock.remaining)
+    return GameAgainstGnuGo(moves, None, None, times, False, clock and clock.remaining)
 
 
 def _other(colour: str) -> str:

@@ -7,22 +7,14 @@ import math
 
 import numpy as np
 import pytest
+from conftest import position
 
 from dlgo.alphago import AlphaGoEvaluator, AlphaGoMCTS, rollout_value
-from dlgo.goboard import Board, GameState, Move
+from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.playout import kernel
 from dlgo.playout.kernel import urgent_move
 from dlgo.search import SearchBudget
-
-
-def position(size, black, white, to_move, komi=7.5):
-    board = Board(size, size)
-    for r, c in black:
-        board.place_stone(Player.black, Point(r, c))
-    for r, c in white:
-        board.place_stone(Player.white, Point(r, c))
-    return GameState.from_position(board, to_move, komi)
 
 
 class UniformPolicy:

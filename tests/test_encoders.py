@@ -9,12 +9,13 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import state_from
 
 from dlgo.encoders import ENCODER_NAMES, get_encoder_by_name, symmetry
 from dlgo.encoders.alphago import FEATURE_OFFSETS as AG
 from dlgo.encoders.features import ladder_captured, legal_move_mask
 from dlgo.encoders.zero import KOMI_SCALE, PLANES
-from dlgo.goboard import Board, GameState, Move
+from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 
 B, W = Player.black, Player.white
@@ -22,17 +23,6 @@ ZP = {name: i for i, name in enumerate(PLANES)}
 
 
 # --- helpers ----------------------------------------------------------------------------------
-def state_from(diagram: str, to_move: Player = B, komi: float = 7.5) -> GameState:
-    """A position from a diagram, top row first: ``X`` black, ``O`` white, ``.`` empty."""
-    rows = [line.replace(" ", "") for line in diagram.strip().splitlines()]
-    board = Board(len(rows), len(rows[0]))
-    for i, line in enumerate(rows):
-        for col, ch in enumerate(line, start=1):
-            if ch in "XO":
-                assert not board.place_stone(B if ch == "X" else W, Point(len(rows) - i, col))
-    return GameState.from_position(board, to_move, komi)
-
-
 def at(planes: np.ndarray, row: int, col: int) -> np.ndarray:
     return planes[row - 1, col - 1]
 

@@ -18,7 +18,7 @@ import random
 from collections import Counter
 
 import pytest
-from gnugo import GtpError, parse_vertices
+from gnugo import GtpClientError, parse_vertices
 
 from dlgo.agent.helpers import is_point_an_eye
 from dlgo.goboard import EMPTY, GameState, Move
@@ -165,7 +165,7 @@ def test_gtp_client_answers_failures_and_multiline(gnugo):
     assert gnugo.send("name") == "GNU Go"
     ok, text = gnugo.ask("play white Z99")
     assert not ok and text
-    with pytest.raises(GtpError):
+    with pytest.raises(GtpClientError):
         gnugo.send("no_such_command")
     board = gnugo.send("showboard")  # a multi-line answer, read up to its blank line
     assert len(board.splitlines()) >= 11 and "A B C D E F G H J" in board

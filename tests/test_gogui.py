@@ -30,7 +30,7 @@ CHECK = ROOT / "tests" / "gogui" / "GoGuiClientCheck.java"
 SIZE = 9
 # Small budgets: the point is the framing of every answer, not the strength of the analysis.
 ENGINE = (
-    f"{sys.executable} -m gtp_engine --config configs/mcts.toml --set mcts.rounds=200"
+    f"{sys.executable} -m gtp_engine --config configs/engine/mcts.toml --set mcts.rounds=200"
     " --set analysis.visits=200 --set analysis.seconds=0 --set analysis.ownership_playouts=40"
 )
 

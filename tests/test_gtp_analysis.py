@@ -214,7 +214,7 @@ def test_genmove_interrupted_by_gogui() -> None:
 
 
 def test_analysis_refused_for_agents_that_do_not_search() -> None:
-    with EngineProcess(config="configs/random.toml") as eng:
+    with EngineProcess(config="configs/engine/random.toml") as eng:
         assert "does not search" in eng.fail("lz-analyze B 10")
         assert VERTEX.fullmatch(eng.ok("genmove b"))
         lines = None

@@ -12,7 +12,7 @@ COMMANDS = b"boardsize 9\ngenmove b\nplay w E5\ngenmove b\nquit\n"
 
 
 def run_engine(*settings: str) -> subprocess.CompletedProcess:
-    args = [sys.executable, "-m", "gtp_engine", "--config", str(ROOT / "configs/mcts.toml")]
+    args = [sys.executable, "-m", "gtp_engine", "--config", str(ROOT / "configs/engine/mcts.toml")]
     for s in ("mcts.rounds=300", "time.default_seconds=0", *settings):
         args += ["--set", s]
     return subprocess.run(args, input=COMMANDS, capture_output=True, cwd=ROOT, timeout=120, check=True)

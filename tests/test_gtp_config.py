@@ -16,7 +16,7 @@ from gtp_engine.config import ConfigError, describe_schema, load_config
 
 @pytest.mark.parametrize("name", ["default", "mcts", "random"])
 def test_shipped_configs_load(name: str) -> None:
-    config = load_config(str(ROOT / "configs" / f"{name}.toml"))
+    config = load_config(str(ROOT / "configs" / "engine" / f"{name}.toml"))
     assert config.agent_name() == name if name != "default" else config.agent_name() == "mcts"
 
 
@@ -26,7 +26,7 @@ def test_default_config_plays_the_shipped_networks_on_9_13_and_19() -> None:
 
     from dlgo.inference.files import card_of
 
-    config = load_config(str(ROOT / "configs" / "default.toml"))
+    config = load_config(str(ROOT / "configs" / "engine" / "default.toml"))
     for size in (9, 13, 19):
         name, params = config.agent_for_size(size)
         assert name == "zero", size
@@ -41,12 +41,12 @@ def test_default_config_plays_the_shipped_networks_on_9_13_and_19() -> None:
 
 
 def test_default_config_documents_every_key() -> None:
-    data = tomllib.loads((ROOT / "configs" / "default.toml").read_text())
+    data = tomllib.loads((ROOT / "configs" / "engine" / "default.toml").read_text())
     for dotted, param in describe_schema():
         section, key = dotted.split(".")
         if section in registry.REGISTRY and registry.get(section).unavailable:
             continue  # agents that do not exist yet are documented in the README only
-        assert key in data.get(section, {}), f"configs/default.toml lacks {dotted}"
+        assert key in data.get(section, {}), f"configs/engine/default.toml lacks {dotted}"
         assert data[section][key] == param.default, f"{dotted}: default.toml says {data[section][key]!r}"
 
 
@@ -172,7 +172,7 @@ def test_bad_config_file_exits_2_with_one_line(tmp_path) -> None:
     proc = run_engine("--config", str(tmp_path / "missing.toml"))
     assert proc.returncode == 2 and "cannot read" in proc.stderr.decode()
 
-    proc = run_engine("--config", str(ROOT / "configs/mcts.toml"), "--set", "agent=bogus")
+    proc = run_engine("--config", str(ROOT / "configs/engine/mcts.toml"), "--set", "agent=bogus")
     assert proc.returncode == 2
     assert re.fullmatch(r"dlgo-gtp: config error: .*bogus.*\n", proc.stderr.decode())
 
@@ -190,7 +190,7 @@ def test_console_script_and_log_file(tmp_path) -> None:
         [
             str(script),
             "--config",
-            str(ROOT / "configs/random.toml"),
+            str(ROOT / "configs/engine/random.toml"),
             "--set",
             f'log.file="{log}"',
             "--set",
@@ -254,12 +254,12 @@ _DESCRIBE = b"boardsize 9\ngomill-describe_engine\nboardsize 19\ngomill-describe
 def _plays_the_default(stdout: bytes) -> None:
     text = stdout.decode()
     assert text.count("agent: zero") == 2, text  # the shipped networks on 9x9 and 19x19
-    assert f"config: {ROOT / 'configs' / 'default.toml'}" in text, text
+    assert f"config: {ROOT / 'configs' / 'engine' / 'default.toml'}" in text, text
 
 
 def test_engine_without_config_plays_the_shipped_default() -> None:
     """The built-in defaults (MCTS everywhere) used to play when no --config was given, while the
-    README promised configs/default.toml; every key's built-in default equals the file's value
+    README promised configs/engine/default.toml; every key's built-in default equals the file's value
     (test_default_config_documents_every_key), and without --config the engine plays the file."""
     proc = run_engine("--set", "engine.preload=false", stdin=_DESCRIBE)
     assert proc.returncode == 0, proc.stderr.decode()
@@ -279,7 +279,7 @@ def test_quick_start_script_plays_the_shipped_default() -> None:
     assert proc.returncode == 0, proc.stderr.decode()
     _plays_the_default(proc.stdout)
     other = subprocess.run(
-        [str(ROOT / "scripts" / "run_engine.sh"), "--config", str(ROOT / "configs" / "mcts.toml")],
+        [str(ROOT / "scripts" / "run_engine.sh"), "--config", str(ROOT / "configs" / "engine" / "mcts.toml")],
         input=b"gomill-describe_engine\nquit\n",
         capture_output=True,
         timeout=120,

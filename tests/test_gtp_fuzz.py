@@ -111,7 +111,7 @@ def test_fuzz_through_the_process(tmp_path) -> None:
     for s in SETTINGS:
         args += ["--set", s]
     proc = subprocess.run(
-        [PYTHON, "-m", "gtp_engine", "--config", str(ROOT / "configs/mcts.toml"), *args],
+        [PYTHON, "-m", "gtp_engine", "--config", str(ROOT / "configs/engine/mcts.toml"), *args],
         input=payload,
         capture_output=True,
         timeout=240,

@@ -133,7 +133,7 @@ def test_wire_framing_in_process() -> None:
 
 def test_startup_is_fast_and_stdout_is_clean() -> None:
     """name/version/protocol_version/list_commands answer within about a second of start-up."""
-    with EngineProcess(config="configs/default.toml") as eng:
+    with EngineProcess(config="configs/engine/default.toml") as eng:
         for line in ("name", "version", "protocol_version", "list_commands"):
             eng.command(line, timeout=10)
         elapsed = time.monotonic() - eng.started
@@ -143,7 +143,7 @@ def test_startup_is_fast_and_stdout_is_clean() -> None:
 
 def test_eof_without_quit_exits_zero() -> None:
     proc = subprocess.run(
-        [PYTHON, "-m", "gtp_engine", "--config", str(ROOT / "configs/random.toml")],
+        [PYTHON, "-m", "gtp_engine", "--config", str(ROOT / "configs/engine/random.toml")],
         input=b"name\r\nboardsize 9\nplay b e5\n",
         capture_output=True,
         timeout=60,
@@ -155,7 +155,7 @@ def test_eof_without_quit_exits_zero() -> None:
 
 def test_quit_answers_then_exits() -> None:
     proc = subprocess.run(
-        [PYTHON, "-m", "gtp_engine", "--config", str(ROOT / "configs/random.toml")],
+        [PYTHON, "-m", "gtp_engine", "--config", str(ROOT / "configs/engine/random.toml")],
         input=b"5 quit\nname\n",
         capture_output=True,
         timeout=60,
@@ -173,7 +173,7 @@ def test_only_responses_on_stdout_even_with_logging() -> None:
             "-m",
             "gtp_engine",
             "--config",
-            str(ROOT / "configs/mcts.toml"),
+            str(ROOT / "configs/engine/mcts.toml"),
             "--set",
             "log.level=debug",
             "--set",

@@ -1,6 +1,6 @@
 """The book's DeepLearningAgent (``dlgo.agent.predict``): cube/clip/renormalise, ranked sampling,
 never an own eye, pass when nothing is left; a real model file; a full game through the GTP engine
-with ``configs/predict-19x19.toml``."""
+with ``configs/engine/predict-19x19.toml``."""
 
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def test_full_game_through_the_gtp_engine(tiny_model) -> None:
     from gtp_client import EngineProcess
 
     sets = [] if WEIGHTS.exists() else [f"predict.model={tiny_model}"]
-    with EngineProcess(*sets, config="configs/predict-19x19.toml") as engine:
+    with EngineProcess(*sets, config="configs/engine/predict-19x19.toml") as engine:
         assert engine.ok("boardsize 7") == "" and engine.ok("clear_board") == ""
         passes = 0
         moves = []

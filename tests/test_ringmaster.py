@@ -146,9 +146,11 @@ def _control(ctl: Path, argv: list[str], env: dict[str, str]) -> tuple[list[str]
 
 
 @pytest.mark.parametrize("name, size", [("engine_vs_gnugo_9x9.ctl", 9), ("engine_vs_gnugo_19x19.ctl", 19)])
-@pytest.mark.parametrize("config, agent", [("configs/mcts.toml", "mcts"), ("configs/default.toml", "zero")])
+@pytest.mark.parametrize(
+    "config, agent", [("configs/engine/mcts.toml", "mcts"), ("configs/engine/default.toml", "zero")]
+)
 def test_visits_reach_the_agent_the_config_plays(tmp_path, name, size, config, agent):
-    """DLGO_VISITS is the search of whatever agent plays the board (zero under configs/default.toml,
+    """DLGO_VISITS is the search of whatever agent plays the board (zero under configs/engine/default.toml,
     whose per-size tables set their own rounds and 19x19 time), with no time default."""
     from gtp_engine.config import load_config
 

@@ -31,7 +31,7 @@ ENGINE = [
     "-m",
     "gtp_engine",
     "--config",
-    "configs/mcts.toml",
+    "configs/engine/mcts.toml",
     "--set",
     "mcts.rounds=200",
     "--set",

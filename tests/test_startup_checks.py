@@ -148,8 +148,8 @@ def test_training_loop_checks_its_init_model(tmp_path):
 def test_engine_refuses_a_bad_model_file_at_start_up(tmp_path, make, words):
     bad = make(tmp_path / "models")
     (tmp_path / "models").mkdir(exist_ok=True)
-    proc = _engine("--config", "configs/default.toml", "--set", f'size.9.zero.model="{bad}"')
-    _one_line_exit_2(proc, "configs/default.toml", "size.9.zero.model", *words)
+    proc = _engine("--config", "configs/engine/default.toml", "--set", f'size.9.zero.model="{bad}"')
+    _one_line_exit_2(proc, "configs/engine/default.toml", "size.9.zero.model", *words)
 
 
 def test_engine_names_the_key_of_a_bad_model_in_a_config_file(tmp_path):
@@ -160,17 +160,19 @@ def test_engine_names_the_key_of_a_bad_model_in_a_config_file(tmp_path):
         f'agent = "zero"\n[zero]\nmodel = "{good}"\n[size.13]\nagent = "predict"\n[size.13.predict]\nmodel = "{cut}"\n'
     )
     _one_line_exit_2(_engine("--config", str(config)), str(config), "size.13.predict.model", "truncated")
-    # Without --config the engine plays configs/default.toml: alphago plays the sizes it leaves.
-    _one_line_exit_2(_engine("--set", "agent=alphago"), "configs/default.toml", "alphago.policy_model is not set")
+    # Without --config the engine plays configs/engine/default.toml: alphago plays the sizes it leaves.
+    _one_line_exit_2(
+        _engine("--set", "agent=alphago"), "configs/engine/default.toml", "alphago.policy_model is not set"
+    )
 
 
 def test_engine_starts_when_every_model_is_good(tmp_path):
-    proc = _engine("--config", "configs/default.toml")
+    proc = _engine("--config", "configs/engine/default.toml")
     assert proc.returncode == 0 and proc.stdout == b"= dlgo\n\n", proc.stderr
 
 
 def test_model_files_lists_each_agent_in_play_with_its_key():
-    config = load_config(str(ROOT / "configs" / "default.toml"))
+    config = load_config(str(ROOT / "configs" / "engine" / "default.toml"))
     keys = dict(model_files(config))
     assert sorted(keys) == ["size.13.zero.model", "size.19.zero.model", "size.9.zero.model"]
     assert keys["size.9.zero.model"] == str(WEIGHTS)

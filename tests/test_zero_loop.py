@@ -165,11 +165,11 @@ def test_resign_calibration_is_the_fifth_percentile_of_winners_lowest_values():
 
 
 def test_shipped_training_config_loads_and_bad_keys_name_the_file(tmp_path):
-    config = load_loop_config(ROOT / "configs" / "zero-train-9x9.toml")
+    config = load_loop_config(ROOT / "configs" / "train" / "zero-train-9x9.toml")
     assert config.selfplay.board_size == 9 and config.gating.games == 40 and config.anchor.level == 10
     assert config.resolve(config.loop.init_model).is_file()
     # The continuation config differs only where a new machine's run starts from what is committed.
-    cont = load_loop_config(ROOT / "configs" / "zero-train-9x9-continue.toml")
+    cont = load_loop_config(ROOT / "configs" / "train" / "zero-train-9x9-continue.toml")
     assert cont.resolve(cont.loop.init_model) == (ROOT / "weights" / "zero-9x9.keras").resolve()
     assert cont.resolve(cont.loop.out) != config.resolve(config.loop.out)
     assert cont.selfplay.resign_threshold > config.selfplay.resign_threshold
@@ -318,9 +318,9 @@ def test_loop_command_line_reports_bad_config_and_status(tmp_path):
     )
     assert r.returncode == 2 and "bad.toml" in r.stderr and r.stdout == ""
     good = tmp_path / "good.toml"
-    shutil.copy(ROOT / "configs" / "zero-train-9x9.toml", good)
-    text = good.read_text().replace('init_model = "../weights/zero-19x19.keras"', 'init_model = ""')
-    good.write_text(text.replace('out = "../runs/zero-9x9"', f'out = "{tmp_path / "run"}"'))
+    shutil.copy(ROOT / "configs" / "train" / "zero-train-9x9.toml", good)
+    text = good.read_text().replace('init_model = "../../weights/zero-19x19.keras"', 'init_model = ""')
+    good.write_text(text.replace('out = "../../runs/zero-9x9"', f'out = "{tmp_path / "run"}"'))
     r = subprocess.run(
         [sys.executable, "-m", "dlgo.zero.loop", "--config", str(good), "--status"],
         capture_output=True, text=True, cwd=ROOT,

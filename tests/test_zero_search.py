@@ -425,12 +425,12 @@ def test_shipped_network_configs_load(name, agent):
 
     from gtp_engine.config import load_config
 
-    config = load_config(str(ROOT / "configs" / f"{name}.toml"))
+    config = load_config(str(ROOT / "configs" / "engine" / f"{name}.toml"))
     assert config.agent_name() == agent
     params = config.section(agent)
     for key, value in params.items():
         if key.endswith("model"):
-            assert value.startswith("../weights/") and value.endswith(".keras")
+            assert value.startswith("../../weights/") and value.endswith(".keras")
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -17,8 +17,8 @@
 # Environment overrides (all optional):
 #   DLGO_ROOT    repository root (default '../..', relative to this file; scripts/ringmaster.sh exports it)
 #   DLGO_PYTHON  Python 3 running the engine (default .venv/bin/python in DLGO_ROOT)
-#   DLGO_CONFIG  engine config, relative to DLGO_ROOT (default configs/mcts.toml)
-#   DLGO_VISITS  visits per move (default 3000, as in configs/mcts.toml)
+#   DLGO_CONFIG  engine config, relative to DLGO_ROOT (default configs/engine/mcts.toml)
+#   DLGO_VISITS  visits per move (default 3000, as in configs/engine/mcts.toml)
 #   DLGO_GAMES   number of games (default 10). With the defaults a game uses about 2.5 minutes of
 #                CPU (measured: 213 moves, dlgo 67 s, GNU Go 78 s): about 3 minutes on an idle
 #                machine, 8.5 minutes when the 2 cores are busy (load 8)
@@ -85,7 +85,7 @@ def setting(name, default):
 
 ROOT = os.environ.get('DLGO_ROOT', '../..')
 PYTHON = os.environ.get('DLGO_PYTHON', '.venv/bin/python')
-CONFIG = setting('DLGO_CONFIG', 'configs/mcts.toml')
+CONFIG = setting('DLGO_CONFIG', 'configs/engine/mcts.toml')
 VISITS = int(setting('DLGO_VISITS', '3000'))
 GAMES = int(setting('DLGO_GAMES', '10'))
 GNUGO = (os.environ.get('GNUGO') or find_executable('gnugo')

@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     z.add_argument("--seed", type=int, default=1)
     z.add_argument("--no-pipeline", action="store_true", help="evaluate batches on the search thread")
     f = sub.add_parser("firstmove", help="a fresh engine's first genmove on a short clock, and its overhead per move")
-    f.add_argument("--config", default=None, help="engine config (default: configs/default.toml)")
+    f.add_argument("--config", default=None, help="engine config (default: configs/engine/default.toml)")
     f.add_argument("--sizes", default="9,19", help="comma-separated board sizes")
     f.add_argument("--moves", type=int, default=10, help="genmoves of the overhead measure per size (0: none)")
     args = parser.parse_args(argv)
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         from dlgo.bench.firstmove import ROOT, bench_firstmove
 
         result = bench_firstmove(
-            args.config or ROOT / "configs" / "default.toml",
+            args.config or ROOT / "configs" / "engine" / "default.toml",
             tuple(int(x) for x in args.sizes.split(",")),
             overhead_moves=args.moves,
         )

@@ -95,7 +95,7 @@ def _copy_config(config: Path, folder: Path) -> Path:
 
     data = read_toml(config)
     tables = [data] + [t for t in data.get("size", {}).values() if isinstance(t, dict)]
-    target = folder / "configs" / config.name
+    target = folder / "configs" / "engine" / config.name
     target.parent.mkdir(parents=True)
     shutil.copyfile(config, target)
 
@@ -189,7 +189,7 @@ def _overhead(config: Path, env: dict[str, str], size: int, period: float, moves
 
 
 def bench_firstmove(
-    config: str | os.PathLike = ROOT / "configs" / "default.toml",
+    config: str | os.PathLike = ROOT / "configs" / "engine" / "default.toml",
     sizes: tuple[int, ...] = (9, 19),
     periods: dict[int, float] | None = None,
     overhead_moves: int = 10,

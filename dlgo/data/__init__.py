@@ -19,7 +19,7 @@ from __future__ import annotations
 from dlgo.data.archives import default_sources, iter_records, list_game_ids
 from dlgo.data.generator import Batch, DataGenerator, augment_batch
 from dlgo.data.processor import GoDataProcessor, Manifest, load_manifest
-from dlgo.data.results import GameResult, parse_result
+from dlgo.data.results import RecordedResult, parse_result
 from dlgo.data.samples import GameSamples, SkipGame, game_samples, samples_from_sgf
 from dlgo.data.split import Split
 
@@ -33,7 +33,7 @@ __all__ = [
     "GoDataProcessor",
     "Manifest",
     "load_manifest",
-    "GameResult",
+    "RecordedResult",
     "parse_result",
     "GameSamples",
     "SkipGame",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from dlgo.gotypes import Player
 
-__all__ = ["GameResult", "parse_result"]
+__all__ = ["RecordedResult", "parse_result"]
 
 _NOT_ON_BOARD = {
     "T": "time",
@@ -32,8 +32,11 @@ _SCORE = re.compile(r"^\d+(?:[.,]\d+)?$")
 
 
 @dataclass(frozen=True)
-class GameResult:
-    """``winner``: the colour that won (None: draw, void or unknown). ``kind``: "score", "resign",
+class RecordedResult:
+    """The result a game record states (its RE property), not a count of the board (that is the
+    book's :class:`dlgo.scoring.GameResult`).
+
+    ``winner``: the colour that won (None: draw, void or unknown). ``kind``: "score", "resign",
     "draw", "time", "forfeit", "void" or "unknown". ``value_ok``: usable as a value target."""
 
     winner: Player | None
@@ -47,23 +50,23 @@ class GameResult:
         return 1 if self.winner is player else -1
 
 
-def parse_result(text: str | None) -> GameResult:
+def parse_result(text: str | None) -> RecordedResult:
     """Classify an SGF ``RE`` value (case and white space do not matter)."""
     if text is None or not text.strip():
-        return GameResult(None, "unknown", False)
+        return RecordedResult(None, "unknown", False)
     value = text.strip().upper()
     if value in _DRAWS:
-        return GameResult(None, "draw", True)
+        return RecordedResult(None, "draw", True)
     if value in ("VOID", "?"):
-        return GameResult(None, "void" if value == "VOID" else "unknown", False)
+        return RecordedResult(None, "void" if value == "VOID" else "unknown", False)
     if len(value) >= 2 and value[0] in "BW" and value[1] == "+":
         winner = Player.black if value[0] == "B" else Player.white
         how = value[2:].strip()
         if how in _RESIGN:
-            return GameResult(winner, "resign", True)
+            return RecordedResult(winner, "resign", True)
         if how in _NOT_ON_BOARD:
-            return GameResult(winner, _NOT_ON_BOARD[how], False)
+            return RecordedResult(winner, _NOT_ON_BOARD[how], False)
         if how == "" or _SCORE.match(how):
-            return GameResult(winner, "score", True)
-        return GameResult(winner, "unknown", False)
-    return GameResult(None, "unknown", False)
+            return RecordedResult(winner, "score", True)
+        return RecordedResult(winner, "unknown", False)
+    return RecordedResult(None, "unknown", False)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dlgo.data.results import GameResult, parse_result
+from dlgo.data.results import RecordedResult, parse_result
 from dlgo.encoders import Encoder
 from dlgo.sgf import SgfError, SgfGame, read_game
 
@@ -46,7 +46,7 @@ class GameSamples:
     values: np.ndarray  # (n,) int8: +1 / -1 / 0 for the player to move
     value_mask: np.ndarray  # (n,) bool: the value target means something
     move_numbers: np.ndarray  # (n,) int16: 0 for the first move of the game
-    result: GameResult
+    result: RecordedResult
     handicap: int = 0
     skipped: dict[str, int] = field(default_factory=dict)  # moves not sampled, by reason
 

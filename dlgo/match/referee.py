@@ -21,11 +21,11 @@ from pathlib import Path
 
 from dlgo.goboard import GameState
 from dlgo.handicap import fixed_handicap_points, handicap_game, max_fixed_handicap
-from dlgo.match.clock import ClockSettings, PlayerClock
-from dlgo.match.gtp import GtpError, GtpProcess
+from dlgo.match.gnugo_count import GnuGoScorer, count_with_dead, parse_vertex_list, result_winner
+from dlgo.match.gtp_client import GtpClientError, GtpProcess
 from dlgo.match.players import PlayerSpec
 from dlgo.match.record import GameRecord, parse_move, winner_result
-from dlgo.match.scoring import GnuGoScorer, count_with_dead, parse_vertex_list, result_winner
+from dlgo.match.referee_clock import ClockSettings, RefereeClock
 from dlgo.utils import coords_from_point, move_to_text
 
 __all__ = ["GameRules", "play_game"]
@@ -129,7 +129,7 @@ class _Seat:
     colour: str
     spec: PlayerSpec
     proc: GtpProcess
-    clock: PlayerClock | None = None
+    clock: RefereeClock | None = None
     name: str = ""
     notes: list[str] = field(default_factory=list)
 
@@ -137,7 +137,7 @@ class _Seat:
         """Send a command; engine failures end the game, a ``?`` only when ``required``."""
         try:
             ok, answer = self.proc.ask(text, timeout)
-        except GtpError as e:
+        except GtpClientError as e:
             raise _forfeit(self.colour, e.kind, e.message) from None
         if not ok and required:
             raise _forfeit(self.colour, "refused", f"{self.spec.label}: {text!r} failed: ? {answer}")
@@ -174,11 +174,11 @@ def play_game(
                     log = Path(log_dir) / f"game-{index + 1:04d}-{colour}-{_safe(spec.label)}.log"
                 argv = spec.argv_for(rules.size, rules.seconds_per_move, rules.visits)
                 proc = GtpProcess(argv, f"{spec.label} ({_WORD[colour]})", cwd=spec.cwd, stderr_path=log)
-                seat = _Seat(colour, spec, proc, PlayerClock(rules.clock) if rules.clock else None)
+                seat = _Seat(colour, spec, proc, RefereeClock(rules.clock) if rules.clock else None)
                 seats[colour] = seat
                 try:
                     proc.start()
-                except GtpError as e:
+                except GtpClientError as e:
                     raise _forfeit(colour, "crash", e.message) from None
             state = _setup(record, seats, rules)
             state = _play_moves(record, seats, rules, state)
@@ -270,7 +270,7 @@ def _play_moves(record: GameRecord, seats: dict[str, _Seat], rules: GameRules, s
         began = time.monotonic()
         try:
             ok, answer = seat.proc.ask(f"genmove {_WORD[colour]}", timeout)
-        except GtpError as e:
+        except GtpClientError as e:
             if e.kind == "timeout" and seat.clock is not None:
                 raise _GameOver(
                     other.colour,
@@ -333,7 +333,7 @@ def _count(
     for colour, seat in seats.items():
         try:
             ok, answer = seat.proc.ask("final_status_list dead", rules.command_timeout)
-        except GtpError as e:
+        except GtpClientError as e:
             lists[colour], ok = None, False
             notes.append(f"{seat.spec.label}: final_status_list: {e.message}")
             continue
@@ -362,7 +362,7 @@ def _count(
     if scorer is not None and scorer.available:
         try:
             gnugo = scorer.score(rules.size, rules.komi, record.handicap_stones, record.moves)
-        except GtpError as e:
+        except GtpClientError as e:
             scoring["gnugo_error"] = e.message
         else:
             scoring["gnugo_result"] = gnugo

@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dlgo.match.gtp import GtpError, GtpProcess
+from dlgo.match.gnugo_count import GnuGoScorer
+from dlgo.match.gtp_client import GtpClientError, GtpProcess
 from dlgo.match.players import PlayerSpec
 from dlgo.match.record import GameRecord, append_record, load_records, record_to_sgf, repair_records
 from dlgo.match.referee import GameRules, play_game
-from dlgo.match.scoring import GnuGoScorer
 from dlgo.match.summary import summarise, summary_text
 
 __all__ = ["MatchSettings", "MatchResult", "MatchError", "run_match", "preflight", "players_of_game"]
@@ -166,7 +166,7 @@ def preflight(settings: MatchSettings, timeout: float = 120.0, log_dir: str | os
             ok, answer = proc.ask(f"boardsize {size}", timeout)
             if not ok:
                 raise MatchError(f"{spec.label} cannot play {size}x{size}: ? {answer}")
-        except GtpError as e:
+        except GtpClientError as e:
             raise MatchError(
                 f"{spec.label} does not work as a GTP engine: {e.message}\n  command: {' '.join(argv)}"
             ) from None

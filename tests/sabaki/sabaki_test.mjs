@@ -1,8 +1,8 @@
 // Drives the dlgo GTP engine the way Sabaki does, with Sabaki's own GTP client library (@sabaki/gtp).
 //
 //   node sabaki_test.mjs ENGINE [ARGS...]
-//   cd tests/sabaki && npm ci && npm test     # the engine with configs/mcts.toml and 200 rounds per move
-//   node sabaki_test.mjs ../../.venv/bin/python -m gtp_engine --config configs/mcts.toml --set mcts.rounds=200
+//   cd tests/sabaki && npm ci && npm test     # the engine with configs/engine/mcts.toml and 200 rounds per move
+//   node sabaki_test.mjs ../../.venv/bin/python -m gtp_engine --config configs/engine/mcts.toml --set mcts.rounds=200
 //
 // The engine command may also come from the environment: SABAKI_ENGINE as a JSON array of strings.
 // A relative ENGINE path is resolved against the current directory, like Sabaki does.

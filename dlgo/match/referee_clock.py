@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ClockSettings", "PlayerClock"]
+__all__ = ["ClockSettings", "RefereeClock"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def _whole(seconds: float) -> str:
     return str(int(seconds)) if seconds == int(seconds) else f"{seconds:g}"
 
 
-class PlayerClock:
+class RefereeClock:
     """One player's clock. ``spend(seconds)`` charges a move and says whether the flag held."""
 
     def __init__(self, settings: ClockSettings) -> None:

@@ -1,9 +1,10 @@
-#!/usr/bin/env python3
 """Strength report: a fixed gauntlet of the shipped engine configs against GNU Go (and Pachi).
 
-    python scripts/strength.py                      # the full gauntlet, then docs/strength.md
-    python scripts/strength.py --games9 4 --games19 2 --sizes 9   # smaller
-    python scripts/strength.py --report-only        # rewrite the report from finished games
+Run as ``dlgo-strength`` (the console script) or ``python -m dlgo.match.strength``::
+
+    dlgo-strength                                  # the full gauntlet, then docs/strength.md
+    dlgo-strength --games9 4 --games19 2 --sizes 9 # smaller
+    dlgo-strength --report-only                    # rewrite the report from finished games
 
 Every pairing is a duel (dlgo.match) in its own folder under ``--out`` (default runs/strength),
 so an interrupted gauntlet resumes where it stopped, and a rerun with more games extends it.
@@ -25,14 +26,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from dlgo.match import GameRules, MatchError, MatchSettings, dlgo_player, gnugo_player, pachi_player
+from dlgo.match.record import load_records
+from dlgo.match.runner import run_match
+from dlgo.match.summary import summarise
 
-from dlgo.match import GameRules, MatchError, MatchSettings, dlgo_player, gnugo_player, pachi_player  # noqa: E402
-from dlgo.match.record import load_records  # noqa: E402
-from dlgo.match.runner import run_match  # noqa: E402
-from dlgo.match.summary import summarise  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: configs/, docs/ and runs/ are relative to it
 
 CONFIGS = ("random", "mcts", "default")  # the shipped configs, weakest first
 
@@ -45,18 +44,18 @@ class Pairing:
     games: int
     seconds: float
     folder: Path
-    command: list[str]  # the equivalent scripts/duel.py command
+    command: list[str]  # the equivalent dlgo.match.duel command
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="dlgo-strength", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument(
         "--configs",
         nargs="+",
-        default=[c for c in CONFIGS if (ROOT / "configs" / f"{c}.toml").is_file()],
-        help="engine configs (names in configs/)",
+        default=[c for c in CONFIGS if (ROOT / "configs" / "engine" / f"{c}.toml").is_file()],
+        help="engine configs (names in configs/engine/)",
     )
     p.add_argument("--sizes", nargs="+", type=int, default=[9, 19], choices=[9, 13, 19])
     p.add_argument("--games9", type=int, default=10, help="games per pairing on 9x9")
@@ -89,7 +88,7 @@ def _pairings(args: argparse.Namespace) -> list[Pairing]:
                     if opponent.startswith("gnugo")
                     else ["--opponent-cmd", "pachi -t =5000 threads=1", "--opponent-name", opponent]
                 )
-                command = ["python", "scripts/duel.py", "--engine", f"configs/{config}.toml",
+                command = ["python", "-m", "dlgo.match.duel", "--engine", f"configs/engine/{config}.toml",
                            "--engine-name", f"dlgo-{config}", *opp_args, "--size", str(size),
                            "--games", str(games), "-j", str(args.jobs), "--seconds-per-move", f"{seconds:g}",
                            "--out", str(folder)]  # fmt: skip
@@ -98,7 +97,7 @@ def _pairings(args: argparse.Namespace) -> list[Pairing]:
 
 
 def _settings(pairing: Pairing, jobs: int, level: int) -> MatchSettings:
-    engine = dlgo_player(ROOT / "configs" / f"{pairing.config}.toml", f"dlgo-{pairing.config}")
+    engine = dlgo_player(ROOT / "configs" / "engine" / f"{pairing.config}.toml", f"dlgo-{pairing.config}")
     opponent = gnugo_player(level) if pairing.opponent.startswith("gnugo") else pachi_player(label=pairing.opponent)
     rules = GameRules(size=pairing.size, komi=7.5, seconds_per_move=pairing.seconds)
     return MatchSettings(engine, opponent, pairing.games, rules, jobs=jobs)
@@ -152,7 +151,7 @@ def _summary(pairing: Pairing, root_out: Path) -> dict | None:
 
 def _command_line() -> str:
     argv = " ".join(shlex.quote(a) for a in sys.argv[1:] if a != "--report-only")
-    return f"python scripts/strength.py{(' ' + argv) if argv else ''}"
+    return f"python -m dlgo.match.strength{(' ' + argv) if argv else ''}"
 
 
 def _dates(pairing: Pairing) -> list[str]:

@@ -1,13 +1,14 @@
-#!/usr/bin/env python3
 """Duel: our engine (or any GTP engine) against GNU Go, Pachi or any GTP command, N games.
+
+Run as ``dlgo-duel`` (the console script) or ``python -m dlgo.match.duel``.
 
 Examples::
 
-    python scripts/duel.py --engine configs/mcts.toml --opponent gnugo --level 10 --size 9 \\
+    dlgo-duel --engine configs/engine/mcts.toml --opponent gnugo --level 10 --size 9 \\
         --games 20 -j 2 --seconds-per-move 1 --out runs/duel-mcts-9x9
-    python scripts/duel.py --engine configs/mcts.toml --opponent-cmd "pachi -t =5000 threads=1" \\
+    dlgo-duel --engine configs/engine/mcts.toml --opponent-cmd "pachi -t =5000 threads=1" \\
         --visits 2000 --games 10
-    python scripts/duel.py --engine configs/mcts.toml --main-time 60 --byo-yomi 5 --stones 1 --games 4
+    dlgo-duel --engine configs/engine/mcts.toml --main-time 60 --byo-yomi 5 --stones 1 --games 4
 
 A player is ``gnugo``, ``pachi``, a ``.toml`` config of this project's engine, or (with
 ``--engine-cmd`` / ``--opponent-cmd``) any GTP command line. Rerunning with the same ``--out``
@@ -23,11 +24,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run from a checkout without installing
-    sys.path.insert(0, str(ROOT))
-
-from dlgo.match import (  # noqa: E402
+from dlgo.match import (
     ClockSettings,
     GameRules,
     MatchError,
@@ -37,16 +34,21 @@ from dlgo.match import (  # noqa: E402
     player_from_text,
     run_match,
 )
-from dlgo.match.summary import summary_text  # noqa: E402
+from dlgo.match.summary import summary_text
+
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: configs/... resolve here from anywhere
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
+        prog="dlgo-duel",
         description="Play a match between two GTP engines, with SGFs and a summary (win rate, Elo, p-value).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     who = p.add_argument_group("players")
-    who.add_argument("--engine", default="configs/mcts.toml", help="gnugo, pachi, a .toml engine config, or a command")
+    who.add_argument(
+        "--engine", default="configs/engine/mcts.toml", help="gnugo, pachi, a .toml engine config, or a command"
+    )
     who.add_argument("--engine-cmd", help="the first player as a GTP command line (instead of --engine)")
     who.add_argument("--engine-name", help="label of the first player in tables and SGF")
     who.add_argument(

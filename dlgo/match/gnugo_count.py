@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dlgo.goboard import GameState
 from dlgo.gotypes import Point
 from dlgo.handicap import handicap_compensation
-from dlgo.match.gtp import GtpError, GtpProcess
+from dlgo.match.gtp_client import GtpClientError, GtpProcess
 from dlgo.match.players import GNUGO_REFEREE_ARGS, find_gnugo
 from dlgo.scoring import GameResult, compute_game_result
 from dlgo.utils import point_from_coords
@@ -98,11 +98,11 @@ class GnuGoScorer:
         handicap_stones: list[str],
         moves: list[list[str]],
     ) -> str:
-        """GNU Go's count of the game (``B+3.5``, ``W+0.5``, ``0``); raises GtpError."""
+        """GNU Go's count of the game (``B+3.5``, ``W+0.5``, ``0``); raises GtpClientError."""
         if self.path is None:
-            raise GtpError("crash", "GNU Go not found")
+            raise GtpClientError("crash", "GNU Go not found")
         if size > 19:
-            raise GtpError("failure", f"GNU Go cannot count a {size}x{size} board")
+            raise GtpClientError("failure", f"GNU Go cannot count a {size}x{size} board")
         gnugo = GtpProcess([self.path, *GNUGO_REFEREE_ARGS], "gnugo-referee")
         try:
             gnugo.start()
@@ -114,7 +114,7 @@ class GnuGoScorer:
             for number, (colour, vertex) in enumerate(moves, start=1):
                 ok, text = gnugo.ask(f"play {colour} {vertex}", self.timeout)
                 if not ok:
-                    raise GtpError("failure", f"GNU Go refuses move {number} ({colour} {vertex}): {text}")
+                    raise GtpClientError("failure", f"GNU Go refuses move {number} ({colour} {vertex}): {text}")
             return gnugo.send("final_score", self.timeout).split()[0]
         finally:
             gnugo.close()

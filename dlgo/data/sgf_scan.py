@@ -1,6 +1,6 @@
 """Read every record of game archives with dlgo.sgf and, optionally, with GNU Go as the referee.
 
-    .venv/bin/python scripts/sgf_scan.py [ARCHIVE_OR_FOLDER ...] [--every N] [--gnugo] [--compare N]
+    .venv/bin/python -m dlgo.data.sgf_scan [ARCHIVE_OR_FOLDER ...] [--every N] [--gnugo] [--compare N]
 
 Archives are ``.tar.gz`` files of ``.sgf`` records (the book's KGS layout; default: every archive
 under ``../shared/data``). Each record is read with ``dlgo.sgf.read_game``; the summary counts the
@@ -21,12 +21,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from dlgo.match.gtp_client import GtpClientError, GtpProcess
+from dlgo.match.players import find_gnugo
+from dlgo.sgf import SgfError, SgfGame, read_game
+from dlgo.utils import coords_from_point
 
-from dlgo.match.players import find_gnugo  # noqa: E402
-from dlgo.sgf import SgfError, SgfGame, read_game  # noqa: E402
-from dlgo.utils import coords_from_point  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]  # the checkout; the archives default to ../shared/data beside it
 
 
 def archives(paths: list[str]) -> list[Path]:
@@ -51,12 +51,16 @@ def records(paths: list[Path], every: int):
 
 
 class GnuGoReferee:
-    def __init__(self, path: str) -> None:
-        sys.path.insert(0, str(ROOT / "tests"))
-        from gnugo import GnuGo  # the tests' small GTP client
+    """GNU Go (Chinese rules, level 1) through the GTP client, restarted when a file kills it."""
 
-        self._cls, self.path = GnuGo, path
-        self.engine = GnuGo(path)
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.engine = self._start()
+
+    def _start(self) -> GtpProcess:
+        engine = GtpProcess([self.path, "--mode", "gtp", "--chinese-rules", "--level", "1"], label="GNU Go")
+        engine.start()
+        return engine
 
     def load(self, data: bytes) -> tuple[str | None, dict[str, str] | None]:
         """GNU Go's colour to move and stones after ``loadsgf`` (None, None: refused or died)."""
@@ -64,15 +68,16 @@ class GnuGoReferee:
             f.write(data)
             f.flush()
             try:
-                ok, colour = self.engine.ask(f"loadsgf {f.name}")
-            except RuntimeError:  # GNU Go exits on some broken files ("expected: ]")
-                self.engine = self._cls(self.path)
+                ok, colour = self.engine.ask(f"loadsgf {f.name}", timeout=None)
+            except GtpClientError:  # GNU Go exits on some broken files ("expected: ]")
+                self.engine.close()
+                self.engine = self._start()
                 return None, None
             if not ok:
                 return None, None
             stones = {}
             for c in ("black", "white"):
-                for vertex in self.engine.send(f"list_stones {c}").split():
+                for vertex in self.engine.send(f"list_stones {c}", timeout=None).split():
                     stones[vertex.upper()] = c
             return colour, stones
 

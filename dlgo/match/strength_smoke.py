@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Strength smoke test of the Zero search (issue 5): a script, not CI.
 
-    python scripts/strength_smoke.py                          # the shipped 19x19 network
-    python scripts/strength_smoke.py --model weights/zero-19x19.keras --games 10 --seconds 1 -j 1
+    python -m dlgo.match.strength_smoke                          # the shipped 19x19 network
+    python -m dlgo.match.strength_smoke --model weights/zero-19x19.keras --games 10 --seconds 1 -j 1
 
 Three duels on 19x19 (dlgo.match: colours alternate, every move checked, GNU Go cross-checks the
 count), each in its own folder under ``--out`` so a rerun resumes:
@@ -24,12 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from dlgo.match import GameRules, MatchError, MatchSettings, dlgo_player, gnugo_player  # noqa: E402
-from dlgo.match.runner import run_match  # noqa: E402
+from dlgo.match import GameRules, MatchError, MatchSettings, dlgo_player, gnugo_player
+from dlgo.match.runner import run_match
 
 
 def _parser() -> argparse.ArgumentParser:

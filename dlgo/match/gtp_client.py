@@ -1,6 +1,9 @@
-"""A GTP controller for one engine subprocess, with a timeout on every command.
+"""The GTP client: one engine subprocess, with a timeout on every command.
 
-Every failure is a :class:`GtpError` whose ``kind`` tells the referee how the game ends:
+The referee's players, the GNU Go count and the tests' engines and GNU Go referee all talk GTP
+through :class:`GtpProcess`.
+
+Every failure is a :class:`GtpClientError` whose ``kind`` tells the referee how the game ends:
 
 - ``crash``: the process could not start, exited, or closed its pipes;
 - ``timeout``: no complete answer within the time allowed (the process is then killed);
@@ -10,6 +13,9 @@ Every failure is a :class:`GtpError` whose ``kind`` tells the referee how the ga
 The engine runs in its own session (process group), so a Ctrl-C meant for the controller does
 not reach it; :meth:`GtpProcess.close` sends ``quit`` and kills the group if it lingers. The
 engine's stderr goes to a log file (or nowhere), never into a pipe that could fill up.
+
+:meth:`GtpProcess.write_raw` and :meth:`GtpProcess.read_line` give the bytes on the wire as they
+are, for tests that check the engine's exact output format.
 """
 
 from __future__ import annotations
@@ -24,13 +30,13 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["GtpError", "GtpProcess"]
+__all__ = ["GtpClientError", "GtpProcess"]
 
 _FIRST_LINE = re.compile(r"([=?])(\d*)(?:[ \t]+(.*))?$")
 _EOF = None  # what the reader thread queues when stdout closes
 
 
-class GtpError(RuntimeError):
+class GtpClientError(RuntimeError):
     """A command that did not get a usable answer; ``kind`` is crash, timeout, protocol or failure."""
 
     def __init__(self, kind: str, message: str) -> None:
@@ -43,7 +49,8 @@ class GtpProcess:
     """One GTP engine: ``start()``, then ``send``/``ask`` commands, then ``close()``.
 
     ``label`` names the engine in error messages; ``stderr_path`` receives its stderr
-    (None: discarded).
+    (None: discarded). ``decode_errors`` is how its output is decoded: "replace" keeps a referee
+    going through a stray byte, "strict" ends the output there (tests of the wire format).
     """
 
     def __init__(
@@ -54,6 +61,7 @@ class GtpProcess:
         cwd: str | os.PathLike | None = None,
         env: dict[str, str] | None = None,
         stderr_path: str | os.PathLike | None = None,
+        decode_errors: str = "replace",
     ) -> None:
         self.argv = [str(a) for a in argv]
         self.label = label
@@ -65,6 +73,7 @@ class GtpProcess:
         self._reader: threading.Thread | None = None
         self._stderr_file = None
         self._eof = False
+        self._decode_errors = decode_errors
 
     # --- life cycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -84,7 +93,7 @@ class GtpProcess:
             )
         except OSError as e:
             self._close_stderr()
-            raise GtpError("crash", f"{self.label}: cannot start {self.argv[0]!r}: {e.strerror or e}") from e
+            raise GtpClientError("crash", f"{self.label}: cannot start {self.argv[0]!r}: {e.strerror or e}") from e
         self._reader = threading.Thread(target=self._read_stdout, name=f"gtp-{self.label}", daemon=True)
         self._reader.start()
 
@@ -93,7 +102,7 @@ class GtpProcess:
         stream = self._proc.stdout
         try:
             for raw in iter(stream.readline, b""):
-                self._lines.put(raw.decode("utf-8", errors="replace"))
+                self._lines.put(raw.decode("utf-8", errors=self._decode_errors))
         except (OSError, ValueError):
             pass
         self._lines.put(_EOF)
@@ -106,6 +115,11 @@ class GtpProcess:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
+    @property
+    def process(self) -> subprocess.Popen | None:
+        """The engine's process (None before ``start``), for its exit status."""
+        return self._proc
+
     def close(self, grace: float = 3.0) -> None:
         """Send ``quit`` (when still alive), wait up to ``grace`` seconds, then kill the group."""
         proc = self._proc
@@ -116,7 +130,7 @@ class GtpProcess:
             try:
                 self._write("quit")
                 proc.wait(timeout=grace)
-            except (GtpError, subprocess.TimeoutExpired):
+            except (GtpClientError, subprocess.TimeoutExpired):
                 pass
         self.kill()
 
@@ -174,11 +188,11 @@ class GtpProcess:
         """Send ``command``; return ``(ok, text)``: ``ok`` False for a ``?`` answer.
 
         ``text`` is the answer without the ``=``/``?`` marker and id, lines joined by ``\\n``.
-        Raises :class:`GtpError` (crash, timeout, protocol) when there is no usable answer;
+        Raises :class:`GtpClientError` (crash, timeout, protocol) when there is no usable answer;
         on a timeout the process is killed, since its next answer could not be trusted.
         """
         if self._proc is None:
-            raise GtpError("crash", f"{self.label}: not started")
+            raise GtpClientError("crash", f"{self.label}: not started")
         self._write(command)
         deadline = None if timeout is None else time.monotonic() + timeout
         lines: list[str] = []
@@ -190,7 +204,7 @@ class GtpProcess:
                     break
                 continue  # blank lines before an answer
             if not lines and _FIRST_LINE.match(line) is None:
-                raise GtpError("protocol", f"{self.label}: not a GTP answer to {command!r}: {line[:200]!r}")
+                raise GtpClientError("protocol", f"{self.label}: not a GTP answer to {command!r}: {line[:200]!r}")
             lines.append(line)
         match = _FIRST_LINE.match(lines[0])
         assert match is not None
@@ -199,11 +213,37 @@ class GtpProcess:
         return match.group(1) == "=", text
 
     def send(self, command: str, timeout: float | None = 60.0) -> str:
-        """Like :meth:`ask`, but a ``?`` answer raises ``GtpError("failure", ...)``."""
+        """Like :meth:`ask`, but a ``?`` answer raises ``GtpClientError("failure", ...)``."""
         ok, text = self.ask(command, timeout)
         if not ok:
-            raise GtpError("failure", f"{self.label}: {command!r} failed: ? {text}")
+            raise GtpClientError("failure", f"{self.label}: {command!r} failed: ? {text}")
         return text
+
+    def write_raw(self, text: str) -> None:
+        """Write ``text`` exactly as given (line ends included); a closed pipe is a ``crash``."""
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            raise GtpClientError("crash", f"{self.label}: not started")
+        try:
+            proc.stdin.write(text.encode("utf-8"))
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError) as e:
+            raise GtpClientError("crash", f"{self.label}: cannot write: {e}") from e
+
+    def read_line(self, timeout: float | None = None) -> str | None:
+        """The next output line as sent (``\\n`` included), None once the output is closed.
+
+        Raises ``TimeoutError`` when no line arrives within ``timeout`` seconds; unlike a command,
+        the engine is left running, since a raw reader decides itself what silence means.
+        """
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"{self.label}: no output within {timeout} s") from None
+        if line is _EOF:
+            self._eof = True
+            self._lines.put(_EOF)  # every later read sees the end too
+        return line
 
     def _write(self, command: str) -> None:
         proc = self._proc
@@ -222,13 +262,13 @@ class GtpProcess:
             line = self._lines.get(timeout=wait)
         except queue.Empty:
             self.kill()
-            raise GtpError("timeout", f"{self.label}: no answer to {command!r} within {timeout:g} s") from None
+            raise GtpClientError("timeout", f"{self.label}: no answer to {command!r} within {timeout:g} s") from None
         if line is _EOF:
             self._eof = True
             raise self._crash(f"no answer to {command!r}: it closed its output")
         return line
 
-    def _crash(self, what: str) -> GtpError:
+    def _crash(self, what: str) -> GtpClientError:
         proc = self._proc
         status = None
         if proc is not None:
@@ -241,7 +281,7 @@ class GtpProcess:
         message = f"{self.label}: {what} ({exit_text})"
         if tail:
             message += f"; stderr ends: {tail}"
-        return GtpError("crash", message)
+        return GtpClientError("crash", message)
 
     def stderr_tail(self, lines: int = 3, limit: int = 300) -> str:
         """The last lines of the engine's stderr log (empty without a log)."""
