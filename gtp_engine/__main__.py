@@ -101,8 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     gtp_out = _reserve_stdout()
     from gtp_engine.channel import Channel, OutputClosed
-    from gtp_engine.clock import process_started
     from gtp_engine.engine import Engine
+    from gtp_engine.time_control import process_started
 
     channel = Channel(sys.stdin.buffer, gtp_out, backlog_since=process_started())
     engine = Engine(config, channel)

@@ -100,7 +100,7 @@ class AgentPool:
     Building an agent (TensorFlow or ONNX Runtime, compiled kernels) takes from a fraction of a
     second to several seconds and is never charged to a move: ``preload`` queues the agents of
     every board size the config names at start-up, ``request`` puts the board in play first,
-    and a move waits for its agent only as long as its budget allows (``Engine._generate``).
+    and a move waits for its agent only as long as its budget allows (``SearchRunner.play_move``).
     Builds nobody waits for yet pause while a move is searched (``idle``).
     """
 

@@ -14,6 +14,9 @@ class ScriptedSearch(SearchAgent):
         self.winrate = winrate
         self.visits = visits
 
+    def default_budget(self) -> SearchBudget:
+        return SearchBudget()  # no visit limit of its own, as the engine's scripted agent types have no rounds
+
     def select_move(self, game_state: GameState) -> Move:
         return self.search(game_state, SearchBudget()).candidates[0].move
 

@@ -24,6 +24,7 @@ def test_module_table_lists_every_module_of_gtp_engine():
     table = text.split("## Modules", 1)[1].split("\n\n", 2)[1]
     listed = set()
     for row in table.splitlines()[2:]:
-        listed |= set(re.findall(r"`([a-z_]+\.py)`", row.split("|")[1]))
-    modules = {p.name for p in (ROOT / "gtp_engine").glob("*.py") if p.name != "__init__.py"}
+        listed |= set(re.findall(r"`([a-z_/]+\.py)`", row.split("|")[1]))
+    package = ROOT / "gtp_engine"
+    modules = {p.relative_to(package).as_posix() for p in package.rglob("*.py")} - {"__init__.py"}
     assert listed == modules, f"only in the table: {listed - modules}; not in it: {modules - listed}"

@@ -288,7 +288,7 @@ def test_quick_start_script_plays_the_shipped_default() -> None:
 
 
 def test_readme_documents_every_key_and_command() -> None:
-    from gtp_engine.engine import COMMANDS
+    from gtp_engine.commands import COMMANDS
 
     readme = (ROOT / "gtp_engine" / "README.md").read_text()
     for dotted, _ in describe_schema():

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from gtp_client import PYTHON, ROOT, InProcessEngine, parse_response
 
-from gtp_engine.engine import COMMANDS
+from gtp_engine.commands import COMMANDS
 from gtp_engine.protocol import parse_command, preprocess
 
 SETTINGS = (

@@ -10,7 +10,8 @@ import pytest
 from gtp_client import EngineProcess, SimClock, play_against_gnugo
 
 from dlgo.gotypes import Player
-from gtp_engine.clock import (
+from gtp_engine.protocol import GtpError
+from gtp_engine.time_control import (
     BudgetSettings,
     Clock,
     PlayerClock,
@@ -18,6 +19,8 @@ from gtp_engine.clock import (
     game_phase_weight,
     move_budget,
     move_limit,
+    parse_gtp_time_settings,
+    parse_time_settings,
 )
 
 S = BudgetSettings(lag_buffer=1.0, min_moves_left=10, moves_left_factor=0.4, minimum=0.02, max_seconds=0.0)
@@ -30,6 +33,40 @@ def test_time_settings_mapping() -> None:
     assert TimeControl.from_gtp(600, 30, 5) == TimeControl("canadian", 600, 30, 5)
     with pytest.raises(ValueError):
         TimeControl("hourglass")
+
+
+def test_settings_commands_parsed() -> None:
+    """The arguments of time_settings, kgs-time_settings and kata-time_settings."""
+    assert parse_gtp_time_settings(("600", "30", "5")) == TimeControl("canadian", 600, 30, 5)
+    assert parse_gtp_time_settings(("0", "10", "1")) == TimeControl("canadian", 0, 10, 1)  # gtp2ogs "simple"
+
+    def kgs(*args: str) -> TimeControl:
+        return parse_time_settings(args, kata=False)
+
+    def kata(*args: str) -> TimeControl:
+        return parse_time_settings(args, kata=True)
+
+    assert kgs("none") == TimeControl("none")
+    assert kgs("absolute", "600") == TimeControl("absolute", 600)
+    assert kgs("absolute", "0") == TimeControl("none")
+    assert kgs("Canadian", "600", "300", "25") == TimeControl("canadian", 600, 300, 25)
+    assert kgs("byoyomi", "600", "30", "5") == TimeControl("byoyomi", 600, 30, 5)
+    assert kgs("byo-yomi", "60", "0", "5") == TimeControl("absolute", 60)  # empty periods: main time alone
+    assert kata("fischer", "300", "5") == TimeControl("fischer", 300, 5)
+    assert kata("fischer-capped", "600", "10", "900", "-1") == TimeControl("fischer", 600, 10, 0, 900, None)
+    for bad in (
+        ("600", "30"),
+        ("a", "0", "0"),
+        ("-5", "0", "0"),
+    ):
+        with pytest.raises(GtpError, match="syntax error"):
+            parse_gtp_time_settings(bad)
+    for bad in ((), ("fischer", "300", "5"), ("byoyomi", "1", "2"), ("sudden", "5")):
+        with pytest.raises(GtpError, match="syntax error"):
+            kgs(*bad)
+    for bad in (("fischer", "300"), ("fischer-capped", "-1", "5", "0", "0")):
+        with pytest.raises(GtpError, match="syntax error"):
+            kata(*bad)
 
 
 def test_no_clock_uses_config_default() -> None:

@@ -1,0 +1,154 @@
+"""Analysis: Leela Zero / KataGo streams (``analyze``, ``genmove_analyze`` and their forms) and
+GoGui's analyze commands (ownership, visits, principal variation, interrupt).
+
+The output formats are ``gtp_engine.analysis``'s; the searches run in ``SearchRunner``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from dlgo.gotypes import Player
+from dlgo.search import SearchBudget, SearchResult
+from gtp_engine.analysis import gogui_dboard, gogui_pspairs, gogui_var, info_line, parse_analysis_args
+from gtp_engine.channel import OutputClosed
+from gtp_engine.game import position_for
+from gtp_engine.protocol import Command, format_move
+
+if TYPE_CHECKING:
+    from gtp_engine.engine import Engine
+
+log = logging.getLogger(__name__)
+
+# GoGui's Analyze menu: type/label/command.
+GOGUI_ANALYZE_COMMANDS = (
+    "dboard/Ownership/dlgo-ownership",
+    "pspairs/Best Moves (visits)/dlgo-visits",
+    "var/Principal Variation/dlgo-pv",
+    "string/Explain Last Move/gomill-explain_last_move",
+    "string/Final Score/final_score",
+    "plist/Dead Stones/final_status_list dead",
+)
+
+
+def _ownership_grid(engine: Engine, player: Player) -> np.ndarray:
+    from dlgo.playout import estimate_ownership
+
+    state = position_for(engine.game.state, player)
+    return estimate_ownership(state, engine.section("analysis")["ownership_playouts"]).grid()
+
+
+# --- streams --------------------------------------------------------------------------------------
+def _genmove_analyze(engine: Engine, cmd: Command, kata: bool) -> None:
+    """``genmove`` with info lines while it thinks (a line per interval, or one at the end),
+    then ``play VERTEX``."""
+    request = parse_analysis_args(cmd.args, engine.game.rows, engine.game.cols)
+    player = request.player or engine.game.state.next_player
+    plan = engine.runner.plan_move(player)  # fails before the stream begins
+
+    def write_info(result: SearchResult) -> None:
+        line = info_line(result, kata, request, player)
+        if line:
+            engine.write(line + "\n")
+
+    engine.begin_stream(cmd)
+    on_progress = write_info if request.interval > 0 else None
+    choice = engine.runner.play_move(plan, on_progress=on_progress, progress_interval=request.interval or 1.0)
+    if request.interval <= 0 and choice.result is not None:
+        write_info(choice.result)
+    engine.write(f"play {format_move(choice.move)}\n\n")
+    return None
+
+
+def genmove_analyze(engine: Engine, cmd: Command) -> None:
+    return _genmove_analyze(engine, cmd, kata=False)
+
+
+def kata_genmove_analyze(engine: Engine, cmd: Command) -> None:
+    return _genmove_analyze(engine, cmd, kata=True)
+
+
+def _analyze(engine: Engine, cmd: Command, kata: bool) -> None:
+    """Search the position and stream info lines until the next input line."""
+    request = parse_analysis_args(cmd.args, engine.game.rows, engine.game.cols)
+    agent = engine.runner.searching_agent()
+    player = request.player or engine.game.state.next_player
+    state = position_for(engine.game.state, player)
+    stop = threading.Event()
+    budget = SearchBudget(max_visits=engine.section("analysis")["max_visits"], stop=stop)
+    ownership_box: list[np.ndarray] = []
+
+    def progress(result: SearchResult) -> None:
+        own = ownership_box[0] if ownership_box else None
+        line = info_line(result, kata, request, player, own)
+        if line:
+            engine.write(line + "\n")
+
+    def work() -> None:
+        if request.ownership:
+            ownership_box.append(_ownership_grid(engine, player))
+        if request.interval > 0:
+            agent.search(state, budget, on_progress=progress, progress_interval=request.interval)
+        else:
+            progress(agent.search(state, budget))
+
+    engine.begin_stream(cmd)
+    error = engine.runner.run_until_input(work, stop)
+    engine.write("\n")
+    if isinstance(error, OutputClosed):
+        raise error
+    if error is not None:
+        log.error("analysis failed: %r", error)
+    return None
+
+
+def analyze(engine: Engine, cmd: Command) -> None:  # analyze and lz-analyze: one integer format
+    return _analyze(engine, cmd, kata=False)
+
+
+def kata_analyze(engine: Engine, cmd: Command) -> None:
+    return _analyze(engine, cmd, kata=True)
+
+
+# --- GoGui ----------------------------------------------------------------------------------------
+def gogui_analyze_commands(engine: Engine, cmd: Command) -> str:
+    return "\n".join(GOGUI_ANALYZE_COMMANDS)
+
+
+def gogui_interrupt(engine: Engine, cmd: Command) -> str:
+    return ""  # a search in progress was already stopped when the line arrived (Channel.watch)
+
+
+def _one_shot_search(engine: Engine) -> tuple[SearchResult, Player]:
+    """A search of ``analysis.visits`` / ``analysis.seconds`` for GoGui, stopped by an interrupt."""
+    agent = engine.runner.searching_agent()
+    player = engine.game.state.next_player
+    state = position_for(engine.game.state, player)
+    analysis = engine.section("analysis")
+    stop = threading.Event()
+    seconds = analysis["seconds"] or None
+    budget = SearchBudget(
+        max_visits=analysis["visits"],
+        deadline=None if seconds is None else time.monotonic() + seconds,
+        stop=stop,
+    )
+    return engine.runner.run_interruptible(lambda: agent.search(state, budget), stop), player
+
+
+def dlgo_ownership(engine: Engine, cmd: Command) -> str:
+    return gogui_dboard(_ownership_grid(engine, engine.game.state.next_player))
+
+
+def dlgo_visits(engine: Engine, cmd: Command) -> str:
+    result, _ = _one_shot_search(engine)
+    return gogui_pspairs(result)
+
+
+def dlgo_pv(engine: Engine, cmd: Command) -> str:
+    result, player = _one_shot_search(engine)
+    return gogui_var(result, player)

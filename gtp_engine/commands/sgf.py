@@ -1,0 +1,82 @@
+"""Games as SGF: ``loadsgf`` replays a record, ``printsgf`` writes the game."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dlgo import __version__
+from gtp_engine.commands.scoring import count_game
+from gtp_engine.game import Game
+from gtp_engine.protocol import CANNOT_LOAD, SYNTAX_ERROR, Command, GtpError, color_name, parse_int
+
+if TYPE_CHECKING:
+    from gtp_engine.engine import Engine
+
+log = logging.getLogger(__name__)
+
+
+def _cannot_load(reason: str) -> str:
+    """``cannot load file: <reason>``: the canonical text clients test for, then why, on one line."""
+    reason = " ".join(reason.split())
+    return f"{CANNOT_LOAD}: {reason[:300]}" if reason else CANNOT_LOAD
+
+
+def loadsgf(engine: Engine, cmd: Command) -> str:
+    if len(cmd.args) not in (1, 2):
+        raise GtpError(SYNTAX_ERROR)
+    until = parse_int(cmd.args[1], minimum=1) if len(cmd.args) == 2 else None
+    from dlgo.sgf import SgfError, read_game
+
+    # Only a regular file, at most dlgo.sgf.MAX_FILE_BYTES, is read; a FIFO or a device fails
+    # at once. What had to be repaired is logged by dlgo.sgf; the game is replayed as the
+    # record's own rules allow (dlgo.sgf's module doc), not under this engine's superko.
+    try:
+        record = read_game(Path(cmd.args[0]))
+    except SgfError as e:
+        log.warning("loadsgf: %s", e)
+        raise GtpError(_cannot_load(e.reason)) from None
+    except (OSError, ValueError) as e:
+        log.warning("loadsgf: %s", e)
+        raise GtpError(_cannot_load(str(e))) from None
+    rows, cols = record.board_size
+    if engine.agents.resolve(rows, cols) is None:
+        log.warning("loadsgf: no agent plays %dx%d", rows, cols)
+        raise GtpError(_cannot_load(f"no agent plays {rows}x{cols}"))
+    last = len(record.moves) if until is None else min(len(record.moves), until - 1)
+    states = record.states()
+    # Setup stones after a move start the game afresh there, as in GNU Go: undo stops at them
+    # and printsgf writes that position as its setup (the history before still counts for ko).
+    start = max((i for i in record.setups if i <= last), default=0)
+    if start:
+        log.warning("loadsgf: setup stones after move %d: the game starts from that position", start)
+    game = Game(rows, cols, record.komi, engine.game.handicap_compensation)
+    game.load(states[start], record.moves[start:last], record.handicap, states=states[start + 1 : last + 1])
+    engine.game = game
+    engine.new_game()
+    return color_name(game.state.next_player)
+
+
+def printsgf(engine: Engine, cmd: Command) -> str:
+    if len(cmd.args) > 1:
+        raise GtpError(SYNTAX_ERROR)
+    from dlgo.sgf import write_game
+
+    result = str(count_game(engine).result) if engine.game.state.is_over() else None
+    text = write_game(
+        engine.game.moves,
+        engine.game.initial,
+        result=result,
+        handicap=engine.game.handicap,
+        komi=engine.game.komi,
+        application=f"{engine.config.get('engine.name')}:{__version__}",
+    )
+    if cmd.args:
+        try:
+            Path(cmd.args[0]).write_text(text, encoding="utf-8")
+        except OSError as e:
+            log.warning("printsgf: %s", e)
+            raise GtpError("cannot save file") from None
+        return ""
+    return text
