@@ -438,7 +438,7 @@ class GameState:
         """Every valid play in row-major order, then pass (resign only when asked).
 
         The book listed resign among the legal moves, which made every generic search consider
-        resigning at every node (A10 item 4); resignation is a decision for the agent.
+        resigning at every node (docs/book-differences.md, 4); resignation is a decision for the agent.
         """
         if self.is_over():
             return []

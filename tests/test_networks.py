@@ -36,7 +36,7 @@ def test_book_trunks(name, hidden):
 def test_alphago_policy_network_has_13_conv_layers():
     model = alphago.policy_network()
     convs = [layer for layer in model.layers if isinstance(layer, keras.layers.Conv2D)]
-    assert len(convs) == 13  # the book's code stopped at 12 (A10 item 12)
+    assert len(convs) == 13  # the book's code stopped at 12 (docs/book-differences.md, 12)
     assert convs[0].kernel_size == (5, 5) and all(c.kernel_size == (3, 3) for c in convs[1:12])
     assert all(c.filters == 192 for c in convs[:12]) and convs[12].filters == 1
     assert model.input_shape == (None, 19, 19, 48) and model.output_shape == (None, 361)

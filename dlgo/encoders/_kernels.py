@@ -219,7 +219,7 @@ def stone_liberty_planes(colors, w, first_color, libs, max_libs, out):
 
 @njit(cache=True)
 def is_eye(colors, w, p, color):
-    """The book's eye rule (A1.7) on an empty point, as the playout kernel applies it."""
+    """The book's eye rule (book 3.3, listing 3.15) on an empty point, as the playout kernel applies it."""
     return colors[p] == EMPTY and playout_is_eye(colors, w, p, color)
 
 
