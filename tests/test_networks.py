@@ -70,7 +70,7 @@ def test_zero_network_structure(small_zero):
     assert small_zero.input_shape == (None, None, None, 16)
     assert small_zero.output_names == ["policy", "value"]
     norms = [layer for layer in small_zero.layers if isinstance(layer, keras.layers.BatchNormalization)]
-    assert norms and all(layer.axis in (-1, 3) for layer in norms)  # the channel axis (B3)
+    assert norms and all(layer.axis in (-1, 3) for layer in norms)  # the channel axis (docs/book-differences.md, 15)
     assert sum(isinstance(layer, keras.layers.Add) for layer in small_zero.layers) == 2
     # No weight depends on the board size: 9x9 and 19x19 use the same variables.
     assert small_zero.count_params() == zero.zero_model(16, blocks=2, filters=16, board_size=19).count_params()
