@@ -491,8 +491,8 @@ class GameState:
     def legal_moves(self, include_resign: bool = False) -> list[Move]:
         """Every valid play in row-major order, then pass (resign only when asked).
 
-        The book listed resign among the legal moves (book 3.2), which made every generic search
-        consider resigning at every node; resignation is a decision for the agent.
+        The book listed resign among the legal moves, which made every generic search consider
+        resigning at every node (docs/book-differences.md, 4); resignation is a decision for the agent.
         """
         if self.is_over():
             return []

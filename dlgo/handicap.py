@@ -1,7 +1,7 @@
 """Handicap stones: GNU Go's fixed placement and a free placement for any number of stones.
 
 Both return points; ``handicap_game`` turns them into a game where all of them are Black's and
-White moves first (the book's GTP frontend alternated colours, A10 item 3).
+White moves first (the book's GTP frontend alternated colours: docs/book-differences.md, 3).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dlgo.goboard import Board, Move
 from dlgo.gotypes import Player, Point
 
-# The book's text printed "ABCDEFGHIJKLMNPQRST" (A10 item 1); Go skips I, not O.
+# The book's text printed "ABCDEFGHIJKLMNPQRST" (book 3.4; docs/book-differences.md, 1); Go skips I, not O.
 COLS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 STONE_TO_CHAR = {None: " . ", Player.black: " x ", Player.white: " o "}
 

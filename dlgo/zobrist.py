@@ -1,6 +1,6 @@
 """Zobrist hashing (book 3.5), generated per board size from a fixed seed.
 
-The book printed a fixed table for 19x19 only (and its generator script had a bug, A10 item 2).
+The book printed a fixed table for 19x19 only (and its generator script had a bug: docs/book-differences.md, 2).
 Here every board size gets its own table, drawn from a seeded generator so hashes are stable
 across runs and machines. Two codes per point (black, white stone); the empty board hashes to 0,
 as in the book. A separate code marks "white to move" for situational superko.

@@ -44,7 +44,7 @@ __all__ = [
     "CANNOT_SCORE",
 ]
 
-# Canonical failure texts (GTP 2 spec and clients.md).
+# Canonical failure texts (GTP 2 spec; listed in gtp_engine/README.md).
 UNKNOWN_COMMAND = "unknown command"
 SYNTAX_ERROR = "syntax error"
 ILLEGAL_MOVE = "illegal move"

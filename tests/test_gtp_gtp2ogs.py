@@ -1,4 +1,4 @@
-"""gtp2ogs 9.x traffic replayed exactly (see ../shared/docs/clients.md and gtp2ogs' Bot.ts):
+"""gtp2ogs 9.x traffic replayed exactly (see docs/ogs.md and gtp2ogs' Bot.ts):
 CRLF line ends, lower-case vertices, negative komi, setup stones as plays, the clock commands
 before every genmove, free handicap both ways, pipelined commands and quit. Every answer is
 checked the way gtp2ogs reads it."""

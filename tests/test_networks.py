@@ -36,7 +36,7 @@ def test_book_trunks(name, hidden):
 def test_alphago_policy_network_has_13_conv_layers():
     model = alphago.policy_network()
     convs = [layer for layer in model.layers if isinstance(layer, keras.layers.Conv2D)]
-    assert len(convs) == 13  # the book's code stopped at 12 (A10 item 12)
+    assert len(convs) == 13  # the book's code stopped at 12 (docs/book-differences.md, 12)
     assert convs[0].kernel_size == (5, 5) and all(c.kernel_size == (3, 3) for c in convs[1:12])
     assert all(c.filters == 192 for c in convs[:12]) and convs[12].filters == 1
     assert model.input_shape == (None, 19, 19, 48) and model.output_shape == (None, 361)
@@ -70,7 +70,7 @@ def test_zero_network_structure(small_zero):
     assert small_zero.input_shape == (None, None, None, 16)
     assert small_zero.output_names == ["policy", "value"]
     norms = [layer for layer in small_zero.layers if isinstance(layer, keras.layers.BatchNormalization)]
-    assert norms and all(layer.axis in (-1, 3) for layer in norms)  # the channel axis (B3)
+    assert norms and all(layer.axis in (-1, 3) for layer in norms)  # the channel axis (docs/book-differences.md, 15)
     assert sum(isinstance(layer, keras.layers.Add) for layer in small_zero.layers) == 2
     # No weight depends on the board size: 9x9 and 19x19 use the same variables.
     assert small_zero.count_params() == zero.zero_model(16, blocks=2, filters=16, board_size=19).count_params()

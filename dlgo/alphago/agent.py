@@ -9,7 +9,7 @@ The tree is the search wing's (``dlgo.search.PUCTSearch``): selection by ``Q + u
 fixed depth of 50 and expanded every node on the way), the most visited move, and the subtree of
 the moves played kept for the next search. Leaves are evaluated by ``AlphaGoEvaluator``:
 ``lambda * value_net + (1 - lambda) * rollout``, all from the leaf's player to move, in batches
-with virtual loss. The book's defects (A2.12, A10 item 8) are fixed by construction.
+with virtual loss. The book's defects (docs/book-differences.md, 8) are fixed by construction.
 """
 
 from __future__ import annotations

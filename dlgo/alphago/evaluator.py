@@ -3,7 +3,7 @@
 For a batch of leaf positions, one call of the strong policy network gives the priors and one
 call of the value network the values; every leaf also gets a fast rollout from its own position.
 The leaf value, for the player to move at the leaf (the book took the rollout's perspective at
-its end, A10 item 8), is
+its end: docs/book-differences.md, 8), is
 
     V(leaf) = lambda * value_net(leaf) + (1 - lambda) * rollout(leaf)       (book: lambda 0.5)
 

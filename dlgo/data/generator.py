@@ -1,5 +1,5 @@
 """Streaming training batches from chunk files, with 8-fold symmetry augmentation on the fly
-(the book's ``DataGenerator``, 7.2.3, reading the right files: A10 item 5).
+(the book's ``DataGenerator``, book 7.2.3, reading the right files: docs/book-differences.md, 5).
 
     gen = DataGenerator.from_folder("runs/data-zero19", "train", batch_size=256, seed=1)
     for batch in gen.batches(augment=True):          # endless; batch.x is (256, 19, 19, 16)

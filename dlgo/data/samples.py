@@ -2,7 +2,7 @@
 
 Every main-line move with a colour gives one sample: the planes of the position before it and the
 move's index (``encoder.encode_move``), **including the first move of the game** (the book's
-processor skipped it in even games, A10 item 6). Handicap stones are the game's setup (``AB``), so
+processor skipped it in even games: docs/book-differences.md, 6). Handicap stones are the game's setup (``AB``), so
 the first sample of a handicap game is White's first move on the handicap position. Passes are
 samples when the encoder has a pass index (``zero``: N*N), else applied but not sampled. A move by
 the colour not to move (some records repeat a colour) is applied but not sampled, because the

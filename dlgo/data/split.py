@@ -2,7 +2,7 @@
 
 The book's text tested on games before 2014 and trained on later ones; its code drew 100 random
 test games with seed 1337, and its data generator then validated on training chunks anyway
-(book-spec A5.3, A5.5, A10 items 5 and 7). Here every game is assigned by a hash of its game id
+(book 7.2.2-7.2.3; docs/book-differences.md, 5 and 7). Here every game is assigned by a hash of its game id
 (``<archive>/<member>``, see ``dlgo.data.archives``) and the seed:
 
     test  <=>  blake2b("split:<seed>:<game id>") / 2**64  <  test_fraction

@@ -19,7 +19,7 @@ set only on legal points (suicide and situational superko excluded).
 | 47 | 1 | ladder escape: this play (extension or capture) saves an own string in atari from the ladder |
 | 48 | 1 | (``use_player_plane``) ones if black is to move |
 
-Fixes of the book's code (A3.6, A10 item 10): no index overflow at count 8, self-atari counts the
+Fixes of the book's code (docs/book-differences.md, 10): no index overflow at count 8, self-atari counts the
 new string's stones, a real ladder reader (``dlgo.encoders.kernels``), constant planes written once, and the
 player plane is off by default (policy: 48 planes; ``alphago_value`` or ``use_player_plane=True``:
 49).

@@ -1,6 +1,6 @@
 """``zero``: the input of our AlphaGo Zero style networks; moves include pass (N*N + 1).
 
-The book's Zero encoder (repo, A3.5) used 11 planes of stones by liberties plus colour and ko;
+The book's Zero encoder (docs/book-differences.md, 14) used 11 planes of stones by liberties plus colour and ko;
 AlphaGo Zero used 17 planes of raw stone history. These 16 planes keep what made those strong
 and add what small networks cannot cheaply compute themselves (liberties, ko, ladders: the
 KataGo lesson), while staying size-independent so one fully convolutional network plays 9x9 to

@@ -2,7 +2,7 @@
 
 - ``policy_network``: 12 convolutions with ``same`` padding and ReLU (the first 5x5, the next
   eleven 3x3, 192 filters), then layer 13: one 1x1 filter, flattened, softmax over the points.
-  The book's code built only 11 ReLU layers before the output (A10 item 12); this follows its
+  The book's code built only 11 ReLU layers before the output (docs/book-differences.md, 12); this follows its
   text. Being fully convolutional it accepts ``input_shape=(None, None, 48)``.
 - ``value_network``: the same 12 layers, then Conv 192 3x3 ReLU, Conv 1 1x1 ReLU, flatten,
   Dense 256 ReLU, Dense 1 tanh (16 layers; input 49 planes: the ``alphago_value`` encoder).

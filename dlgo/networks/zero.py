@@ -1,4 +1,4 @@
-"""AlphaGo Zero style residual network (book 14.3-14.5, thesis B3), size-independent.
+"""AlphaGo Zero style residual network (book 14.3-14.5), size-independent (docs/book-differences.md, 15).
 
     planes (None, None, C)
     -> Conv 3x3 -> BN -> ReLU                                  (stem)
@@ -13,7 +13,7 @@
 No layer's weights depend on the board size: the policy head is convolutional and the value
 head pools globally (the thesis head flattened into Dense 96 and so fixed the size). The same
 weights therefore play 9x9 and 19x19 (and train on a mix, one size per batch). Batch norm uses
-the channel axis (the thesis code normalised the wrong axis, B3), L2 1e-4 on every kernel.
+the channel axis (the OLIVAW thesis' code normalised the wrong axis), L2 1e-4 on every kernel.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Compiled random playouts (numba): the speed the book's rollout-based search depends on.
 
 A playout plays uniformly random moves that are legal and do not fill the mover's own eye
-(the book's RandomBot rule, book listing 3.15) until both sides pass, then counts the board by area.
+(the book's RandomBot rule, book 3.3 listing 3.15) until both sides pass, then counts the board by area.
 Boards are numpy int8 arrays over the same padded grid as ``dlgo.goboard`` (0 empty, 1 black,
 2 white, 3 border; width = columns + 2).
 

@@ -1,4 +1,4 @@
-"""PUCT tree search with batched network evaluation (book 14.2, thesis B4), any evaluator.
+"""PUCT tree search with batched network evaluation (book 14.2; Silver et al. 2017, Methods), any evaluator.
 
 One **round** (the book's word) walks down from the root by the PUCT score until it meets a
 branch without a child node, applies that move, and asks the evaluator for the new position's
@@ -83,7 +83,7 @@ class SearchSettings:
 
 @dataclass
 class SearchStatistics:
-    """What one search leaves for training (book 14.3's collector, thesis B5).
+    """What one search leaves for training (book 14.3's collector).
 
     ``visit_counts``: root visits per move index (``N*N + 1``, pass last; the target is
     ``visit_counts / visit_counts.sum()``). ``root_value``: the root's mean value for the
@@ -103,7 +103,7 @@ class SearchStatistics:
 
 
 def dirichlet_alpha(num_moves: int) -> float:
-    """The thesis' concentration for root noise: ``min(1, 10 / legal moves)`` (B5)."""
+    """The OLIVAW thesis' concentration for root noise: ``min(1, 10 / legal moves)`` (AlphaGo Zero: 0.03)."""
     return min(1.0, 10.0 / max(1, num_moves))
 
 

@@ -1,4 +1,4 @@
-"""The search tree of AlphaGo Zero style PUCT search (book 14.2, thesis B4).
+"""The search tree of AlphaGo Zero style PUCT search (book 14.2; Silver et al. 2017, Methods).
 
 A ``ZeroTreeNode`` is a position the network has evaluated (or a finished game, scored
 exactly). Its **branches** are the legal moves of that position, pass included, stored as

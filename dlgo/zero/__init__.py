@@ -1,4 +1,4 @@
-"""AlphaGo Zero (book chapter 14, thesis B4-B5): the Zero agent's defaults and the training
+"""AlphaGo Zero (book chapter 14; Silver et al. 2017, Methods): the Zero agent's defaults and the training
 pipeline. The PUCT search it plays with is the search wing's (``dlgo.search``).
 
 - ``agent``: ``ZeroAgent`` (``dlgo.search.PUCTAgent`` on a Zero network), the agent the GTP

@@ -4,7 +4,7 @@
     python -m dlgo.zero.loop --config configs/zero-train-9x9.toml --ray auto    # a Ray cluster
     python -m dlgo.zero.loop --config ... --export weights/zero-9x9.keras       # ship the best
 
-One **iteration** (book 14.4, thesis B4-B12):
+One **iteration** (book 14.4; Silver et al. 2017, Methods; docs/book-differences.md, 20):
 
 1. **self-play**: ``games_per_iteration`` games of the best network (``dlgo.zero.selfplay``:
    root noise, temperature, playout cap randomization, resignation with a share played out),

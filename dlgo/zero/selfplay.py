@@ -1,4 +1,4 @@
-"""Self-play games of a Zero agent (book 14.3, thesis B5, KataGo's playout cap randomization).
+"""Self-play games of a Zero agent (book 14.3; Silver et al. 2017, Methods; KataGo's playout cap randomization).
 
     game = play_game(agent, SelfPlaySettings(board_size=9), rng, resign_allowed=True)
     game.experience      # ZeroExperienceBuffer: planes, visit distributions, results

@@ -1,4 +1,4 @@
-"""The learner: trains the network on the replay window (book 14.4, thesis B6).
+"""The learner: trains the network on the replay window (book 14.4; Silver et al. 2017, Methods).
 
 Loss: cross-entropy of the policy against the search's visit distribution plus
 ``value_weight`` x the mean squared error of the value against the game result (L2 on the
