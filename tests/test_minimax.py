@@ -156,7 +156,7 @@ def test_minimax_agent_counts_nodes_and_refuses_a_finished_game():
         agent.select_move(play_out(state, {TttPlayer.x: agent, TttPlayer.o: agent}))
 
 
-# --- depth pruning and alpha-beta on Go (book 4.4-4.5) -----------------------------------------
+# --- depth pruning and alpha-beta on Go (book 4.4) -----------------------------------------
 def go_position(diagram: str, to_move: Player = B, komi: float = 0.5) -> GameState:
     """A position from a diagram, top row first: ``X`` black, ``O`` white, ``.`` empty."""
     rows = [line.replace(" ", "") for line in diagram.strip().splitlines()]

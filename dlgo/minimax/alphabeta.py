@@ -1,11 +1,11 @@
-"""Alpha-beta pruning: the depth-limited minimax value with fewer positions visited (book 4.5).
+"""Alpha-beta pruning: the depth-limited minimax value with fewer positions visited (book 4.4.2).
 
 While a move is searched, the best result each side is already sure of elsewhere is carried
 down (``best_black``, ``best_white``). As soon as a reply is found that makes the move no
 better for its player than that, the remaining replies cannot make the move the choice, so
 they are skipped. The value of the root is the same as ``depth_pruned_result`` gives.
 
-The book's listing skips only on strictly worse; skipping on equal too (standard alpha-beta)
+The book's code skips only on strictly worse; skipping on equal too (standard alpha-beta)
 prunes far more with ``capture_diff``, where most positions tie. The agent keeps the ties at
 the root exact by setting its bound just below the best value found.
 """
@@ -32,7 +32,7 @@ def alpha_beta_result(
     eval_fn: EvalFn,
     stats: SearchStats | None = None,
 ) -> float:
-    """The minimax value for the player to move, ``max_depth`` moves deep (book listing 4.9).
+    """The minimax value for the player to move, ``max_depth`` moves deep (book 4.4.2).
 
     ``best_black`` / ``best_white``: the best value each player can already force, each from
     its own point of view; pass ``MIN_SCORE`` for both to search a position on its own.
@@ -64,7 +64,7 @@ def alpha_beta_result(
 
 
 class AlphaBetaAgent(Agent):
-    """Plays a move of best depth-limited value, found with alpha-beta pruning (book listing 4.10).
+    """Plays a move of best depth-limited value, found with alpha-beta pruning (book 4.4.2).
 
     It chooses among the same moves as ``DepthPrunedAgent`` with the same ``max_depth`` (moves
     counted from the current position, this agent's own included): at the root it prunes only

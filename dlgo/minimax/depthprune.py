@@ -1,4 +1,4 @@
-"""Depth-limited minimax with a board evaluation: the book's depth pruning (book 4.4).
+"""Depth-limited minimax with a board evaluation: the book's depth pruning (book 4.4.1).
 
 Go's tree is far too big to search to the end, so the search stops ``max_depth`` moves ahead
 and scores the position there with an evaluation function; the book's is ``capture_diff``.
@@ -17,7 +17,7 @@ __all__ = ["capture_diff", "depth_pruned_result", "DepthPrunedAgent"]
 
 
 def capture_diff(game_state: GameState) -> int:
-    """Black stones minus white stones on the board, seen by the player to move (book listing 4.7).
+    """Black stones minus white stones on the board, seen by the player to move (book 4.4.1).
 
     With the same number of moves played, the difference is the captures each side made.
     """
@@ -33,7 +33,7 @@ def depth_pruned_result(
     eval_fn: EvalFn,
     stats: SearchStats | None = None,
 ) -> float:
-    """The minimax value for the player to move, ``max_depth`` moves deep (book listing 4.6).
+    """The minimax value for the player to move, ``max_depth`` moves deep (book 4.4.1).
 
     The book calls this ``best_result``; the name here tells it from full-tree minimax.
     """
@@ -52,10 +52,10 @@ def depth_pruned_result(
 
 
 class DepthPrunedAgent(Agent):
-    """Plays a move of best depth-limited minimax value (book listing 4.8).
+    """Plays a move of best depth-limited minimax value (book 4.4.1).
 
     ``max_depth`` counts moves from the current position, this agent's own move included:
-    depth 1 looks at the positions right after each move. (The book's listing passed
+    depth 1 looks at the positions right after each move. (The book's agent passed
     ``max_depth`` on to the replies, looking one move further than its name says.)
     Ties are broken at random with ``random.Random(seed)``.
     """

@@ -72,7 +72,7 @@ def best_result(
 
 
 class MinimaxAgent(Agent):
-    """Plays a winning move if there is one, else a drawing one (book listing 4.3).
+    """Plays a winning move if there is one, else a drawing one (book 4.3).
 
     Ties are broken at random with ``random.Random(seed)``. Solved positions are remembered
     across moves and games (``memoize``), so only the first move of the first game is slow.

@@ -1,4 +1,4 @@
-"""Nodes visited and time taken by depth-limited minimax and alpha-beta, per depth (book 4.5).
+"""Nodes visited and time taken by depth-limited minimax and alpha-beta, per depth (book 4.4.2).
 
 python -m dlgo.minimax.nodes --size 5 --depths 1-4            a table
 python -m dlgo.minimax.nodes --size 5 --depths 1-4 --json     one JSON object

@@ -33,7 +33,7 @@ EvalFn = Callable[[Any], float]
 
 @dataclass
 class SearchStats:
-    """Positions a search visited, counted so the searches can be compared (book 4.5)."""
+    """Positions a search visited, counted so the searches can be compared (book 4.4.2)."""
 
     nodes: int = 0
 
