@@ -34,8 +34,8 @@ __all__ = [
 
 AGENT_NAMES = ("minimax", "alphabeta")
 MAX_DEPTH = 4
-# Plain minimax visits about (legal moves)^depth positions, some 30,000 a second in Python:
-# depth 3 is a few seconds a move on 7x7 and 15 s on 9x9, so larger boards are not offered.
+# Plain minimax visits about (legal moves)^depth positions, 20,000 to 30,000 a second in Python:
+# depth 3 is about 4 s a move on 7x7 and some 20 s on 9x9, so larger boards are not offered.
 MAX_BOARD_SIZE = 7
 
 
