@@ -98,6 +98,9 @@ class BatchEvaluator:
             raise ValueError(f"unknown runtime {runtime!r}; known: {', '.join(RUNTIMES)}")
         if isinstance(model, str | os.PathLike):
             model = load_model(model, lazy=True)
+        from_file = isinstance(model, LoadedModel) and model.path is not None and backend in ("auto", "onnx")
+        if runtime == "int8" and not from_file:
+            log.warning("int8 needs a model file and the ONNX backend (here backend=%r); running fp32", backend)
         runner: Runner | None = None
         self._keras = None
         self.loaded: LoadedModel | None = None
@@ -107,7 +110,7 @@ class BatchEvaluator:
             self.heads = list(model.card.heads)
             if encoder is not None and _name(encoder) != self.encoder_name:
                 raise ValueError(f"{model.path}: trained with encoder {self.encoder_name!r}, not {_name(encoder)!r}")
-            if model.path is not None and backend in ("auto", "onnx"):
+            if from_file:
                 from dlgo.inference.onnx_cache import onnx_runner
 
                 if runtime == "int8":
@@ -122,8 +125,6 @@ class BatchEvaluator:
             self._keras = model
             self.encoder_name = _name(encoder)
             self.heads = model_heads(model)
-        if runtime == "int8" and runner is None:
-            log.warning("int8 needs a model file and the ONNX backend (here backend=%r); running fp32", backend)
         self._encoders: dict[tuple[int, int], Encoder] = {}
         if isinstance(encoder, Encoder):
             self._encoders[(encoder.board_height, encoder.board_width)] = encoder
