@@ -3,7 +3,8 @@
 - ``save_model`` / ``load_model``: ``.keras`` file plus a JSON model card beside it
   (``dlgo.inference.card``), checked on load (``ModelFileError`` names the file and the problem).
 - ``BatchEvaluator``: batched evaluation of game states through ONNX Runtime or a compiled
-  function, with a position cache and board symmetries (``dlgo.inference.evaluator``).
+  function, with a position cache and board symmetries (``dlgo.inference.evaluator``);
+  ``runtime="int8"`` runs the model's int8 quantized ONNX model (``dlgo.inference.quantize``).
 - ``make_runner``: the raw runners (``dlgo.inference.runners``).
 
 Importing this package does not import Keras or TensorFlow; loading or running a model does.

@@ -20,6 +20,7 @@ evaluates thousands of positions). Not thread-safe: one evaluator per thread.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -37,9 +38,12 @@ from dlgo.inference.runners import Runner, make_runner
 if TYPE_CHECKING:
     import keras
 
-__all__ = ["BatchEvaluator", "onnx_path_for", "symmetry_average", "SYMMETRY_MODES"]
+__all__ = ["BatchEvaluator", "onnx_path_for", "symmetry_average", "SYMMETRY_MODES", "RUNTIMES"]
+
+log = logging.getLogger(__name__)
 
 SYMMETRY_MODES = ("identity", "random", "average")
+RUNTIMES = ("fp32", "int8")
 
 
 def symmetry_average(
@@ -72,6 +76,9 @@ class BatchEvaluator:
     ``model``: a ``LoadedModel`` (from ``load_model``), a path to a ``.keras`` file, or a Keras
     model together with ``encoder`` (a name or an ``Encoder``). ``backend``: "auto" (ONNX Runtime
     if available, else compiled), "onnx", "compiled" or "predict" (the slow reference).
+    ``runtime``: "fp32", or "int8" for the model file's int8 quantized ONNX model
+    (``dlgo.inference.quantize``; made once and cached, at construction, never during a search),
+    falling back to fp32 with a logged warning when it cannot be had.
     """
 
     def __init__(
@@ -85,9 +92,15 @@ class BatchEvaluator:
         seed: int | None = None,
         max_batch: int = 256,
         threads: int | None = None,
+        runtime: str = "fp32",
     ) -> None:
+        if runtime not in RUNTIMES:
+            raise ValueError(f"unknown runtime {runtime!r}; known: {', '.join(RUNTIMES)}")
         if isinstance(model, str | os.PathLike):
             model = load_model(model, lazy=True)
+        from_file = isinstance(model, LoadedModel) and model.path is not None and backend in ("auto", "onnx")
+        if runtime == "int8" and not from_file:
+            log.warning("int8 needs a model file and the ONNX backend (here backend=%r); running fp32", backend)
         runner: Runner | None = None
         self._keras = None
         self.loaded: LoadedModel | None = None
@@ -97,10 +110,15 @@ class BatchEvaluator:
             self.heads = list(model.card.heads)
             if encoder is not None and _name(encoder) != self.encoder_name:
                 raise ValueError(f"{model.path}: trained with encoder {self.encoder_name!r}, not {_name(encoder)!r}")
-            if model.path is not None and backend in ("auto", "onnx"):
+            if from_file:
                 from dlgo.inference.onnx_cache import onnx_runner
 
-                runner = onnx_runner(model, threads)  # from a cached export: no Keras at all
+                if runtime == "int8":
+                    from dlgo.inference.quantize import int8_runner
+
+                    runner = int8_runner(model, threads)  # None (warned): fp32 below
+                if runner is None:
+                    runner = onnx_runner(model, threads)  # from a cached export: no Keras at all
         else:
             if encoder is None:
                 raise ValueError("a bare Keras model needs its encoder (name or Encoder)")

@@ -37,6 +37,7 @@ __all__ = [
     "user_cache_dir",
     "cache_paths",
     "open_cached",
+    "checked_runner",
     "onnx_runner",
     "export_in_subprocess",
 ]
@@ -88,7 +89,7 @@ def _order(text: str | None) -> list[int] | None:
         return None
 
 
-def _checked(runner: OnnxRunner, loaded: LoadedModel) -> OnnxRunner:
+def checked_runner(runner: OnnxRunner, loaded: LoadedModel) -> OnnxRunner:
     """The runner, after checking what the export takes and gives against the model card."""
     if len(runner.order) != len(loaded.card.heads):
         raise ModelFileError(f"{runner.path}: {len(runner.order)} outputs, the card has {len(loaded.card.heads)} heads")
@@ -115,7 +116,7 @@ def open_cached(loaded: LoadedModel, threads: int | None = None) -> OnnxRunner |
             if meta.get(DIGEST_KEY) != digest or order is None:
                 continue
             runner.reorder(order)
-            return _checked(runner, loaded)
+            return checked_runner(runner, loaded)
         except ModelFileError:
             raise
         except Exception as e:  # a damaged or foreign file: export again

@@ -44,11 +44,13 @@ class ZeroAgent(PUCTAgent):
         cache_size: int = 50_000,
         threads: int | None = None,
         seed: int | None = None,
+        runtime: str = "fp32",
         **kwargs,
     ) -> ZeroAgent:
         """An agent on a saved Zero network (``.keras`` + card with policy and value heads),
         evaluated in a random one of the 8 symmetries with a position cache. ``board_size``: the
-        size to play, checked against the model (a fixed-size network plays only its own)."""
+        size to play, checked against the model (a fixed-size network plays only its own).
+        ``runtime``: "fp32" or "int8" (``BatchEvaluator``'s)."""
         from dlgo.inference import BatchEvaluator, load_model
 
         if isinstance(model, str | os.PathLike):
@@ -58,6 +60,12 @@ class ZeroAgent(PUCTAgent):
         if loaded.card.encoder != "zero":
             raise ValueError(f"{loaded.path}: a Zero agent needs a 'zero' encoder network, not {loaded.card.encoder!r}")
         evaluator = BatchEvaluator(
-            loaded, backend=backend, cache_size=cache_size, symmetry_mode="random", seed=seed, threads=threads
+            loaded,
+            backend=backend,
+            cache_size=cache_size,
+            symmetry_mode="random",
+            seed=seed,
+            threads=threads,
+            runtime=runtime,
         )
         return cls(evaluator, seed=seed, **kwargs)
