@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dlgo.eyes import refine_dead
-from dlgo.goboard import BLACK, EMPTY, WHITE, GameState, GoString
+from dlgo.goboard import BLACK, EMPTY, WHITE, GameState
+from dlgo.gostring import GoString
 from dlgo.gotypes import Player, Point
 from dlgo.scoring import GameResult, area_ownership, compute_game_result
 

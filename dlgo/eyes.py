@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dlgo.goboard import BLACK, EMPTY, WHITE, GameState, GoString
+from dlgo.goboard import BLACK, EMPTY, WHITE, GameState
+from dlgo.gostring import GoString
 from dlgo.gotypes import Point
 
 __all__ = ["refine_dead", "SMALL_REGION"]

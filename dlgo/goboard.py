@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from dlgo.geometry import BLACK, BORDER, EMPTY, MAX_SIZE, MIN_SIZE, WHITE, Geometry, geometry
+from dlgo.gostring import GoString
 from dlgo.gotypes import Player, Point
 from dlgo.scoring import compute_game_result
 from dlgo.zobrist import zobrist_table
 
 # The point codes and sizes are part of the board's API (they live in dlgo.geometry so that
-# dlgo.scoring needs no goboard import).
+# dlgo.scoring needs no goboard import); so are the strings (dlgo.gostring).
 __all__ = [
     "Move",
     "GoString",
@@ -73,58 +74,6 @@ class Move:
         return f"(r {self.point.row}, c {self.point.col})"
 
     __repr__ = __str__
-
-
-class GoString:
-    """A chain of connected stones of one colour with its liberties (immutable, book 3.5).
-
-    Stones and liberties are kept as padded indices; ``stones`` and ``liberties`` give Points.
-    """
-
-    __slots__ = ("color", "_stones", "_libs", "_geo")
-
-    def __init__(self, color: Player, stones: frozenset[int], liberties: frozenset[int], geo: Geometry):
-        self.color = color
-        self._stones = stones
-        self._libs = liberties
-        self._geo = geo
-
-    def without_liberty(self, idx: int) -> GoString:
-        return GoString(self.color, self._stones, self._libs - {idx}, self._geo)
-
-    def with_liberty(self, idx: int) -> GoString:
-        return GoString(self.color, self._stones, self._libs | {idx}, self._geo)
-
-    def merged_with(self, other: GoString) -> GoString:
-        assert other.color == self.color
-        stones = self._stones | other._stones
-        return GoString(self.color, stones, (self._libs | other._libs) - stones, self._geo)
-
-    @property
-    def stones(self) -> frozenset[Point]:
-        return frozenset(self._geo.points[i] for i in self._stones)
-
-    @property
-    def liberties(self) -> frozenset[Point]:
-        return frozenset(self._geo.points[i] for i in self._libs)
-
-    @property
-    def num_liberties(self) -> int:
-        return len(self._libs)
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, GoString)
-            and self.color == other.color
-            and self._stones == other._stones
-            and self._libs == other._libs
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.color, self._stones))
-
-    def __repr__(self) -> str:
-        return f"GoString({self.color.name}, stones={sorted(self.stones)}, libs={len(self._libs)})"
 
 
 _PLAYERS = (None, Player.black, Player.white)

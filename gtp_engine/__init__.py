@@ -4,7 +4,7 @@ Modules: ``protocol`` (wire format), ``engine`` (state and dispatch), ``commands
 table and its handler groups), ``search_runner`` (search threads, budgets, pondering), ``game``
 (position and history), ``time_control`` (time controls and budgets), ``decision`` (the engine's
 glue over the pass/resign rules of :mod:`dlgo.agent.termination`), ``analysis`` (output
-formats), ``config`` (TOML; agents from :mod:`dlgo.agent.registry`), ``channel`` (stdin reader
+formats), ``config`` (TOML; agents from :mod:`dlgo.agent_registry`), ``channel`` (stdin reader
 thread and stdout writer). Dead stones and the final count come from :mod:`dlgo.deadstones`.
 See gtp_engine/README.md.
 """

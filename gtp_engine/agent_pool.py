@@ -14,7 +14,7 @@ import time
 from collections import deque
 from typing import Any
 
-from dlgo.agent import registry
+from dlgo import agent_registry as registry
 from dlgo.agent.base import Agent
 from dlgo.deadstones import count
 from dlgo.goboard import GameState

@@ -12,7 +12,7 @@ from typing import TextIO
 
 from dlgo.gotypes import Player
 from dlgo.search import CandidateInfo
-from gtp_engine.analysis import pv_moves
+from gtp_engine.analysis_formats import pv_moves
 from gtp_engine.protocol import format_move
 
 __all__ = ["CHANNELS", "chat_line", "send_chat"]

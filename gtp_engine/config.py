@@ -24,8 +24,8 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dlgo.agent import registry
-from dlgo.agent.registry import Param
+from dlgo import agent_registry as registry
+from dlgo.agent_registry import Param
 from dlgo.goboard import MAX_SIZE, MIN_SIZE
 from dlgo.handicap import COMPENSATION_RULES
 from dlgo.tomlfile import TomlFileError, read_toml

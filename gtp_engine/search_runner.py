@@ -22,7 +22,7 @@ from dlgo.goboard import GameState
 from dlgo.gotypes import Player
 from dlgo.search import ProgressCallback, SearchAgent, SearchBudget
 from gtp_engine.agent_pool import AgentBuild, Overhead
-from gtp_engine.analysis import explain
+from gtp_engine.analysis_formats import explain
 from gtp_engine.chat import chat_line, send_chat
 from gtp_engine.decision import DecisionSettings, MoveChoice, choose_move
 from gtp_engine.game import position_for

@@ -16,7 +16,7 @@ import pytest
 from gtp_client import InProcessEngine
 from scripted_agent import ScriptedSearch
 
-from dlgo.agent import registry
+from dlgo import agent_registry as registry
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Point
 from dlgo.search import SearchResult

@@ -9,7 +9,7 @@ import pytest
 from gtp_client import InProcessEngine
 from scripted_agent import ScriptedSearch
 
-from dlgo.agent import registry
+from dlgo import agent_registry as registry
 from dlgo.sgf import read_game
 from dlgo.utils import point_from_coords
 from gtp_engine.protocol import format_move

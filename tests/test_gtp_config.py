@@ -10,7 +10,7 @@ import tomllib
 import pytest
 from gtp_client import PYTHON, ROOT, EngineProcess, InProcessEngine
 
-from dlgo.agent import registry
+from dlgo import agent_registry as registry
 from gtp_engine.config import ConfigError, describe_schema, load_config
 
 
@@ -128,7 +128,7 @@ def test_bad_overrides_name_the_key(override: str, message: str) -> None:
 
 
 def test_unavailable_agents_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dlgo.agent import registry
+    from dlgo import agent_registry as registry
 
     placeholder = registry.AgentType(
         name="future",
@@ -146,7 +146,7 @@ def test_unavailable_agents_refused(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_shipped_agent_is_available() -> None:
-    from dlgo.agent import registry
+    from dlgo import agent_registry as registry
 
     for name in ("random", "mcts", "predict", "zero", "alphago"):
         assert registry.get(name).unavailable is None

@@ -228,7 +228,7 @@ def test_ogs_docs_name_only_keys_of_agents_that_play_there(config):
     belong to an agent that plays a board size the bot accepts."""
     import re
 
-    from dlgo.agent import registry
+    from dlgo import agent_registry as registry
     from gtp_engine.config import SCHEMA, describe_schema
 
     known = {dotted for dotted, _ in describe_schema()}

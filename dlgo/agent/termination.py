@@ -24,13 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from dlgo.agent.base import Agent
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.scoring import GameResult
-from dlgo.search.base import CandidateInfo, SearchResult
+
+if TYPE_CHECKING:  # the rules read search results; the search wing builds on agents, not back
+    from dlgo.search.base import CandidateInfo, SearchResult
 
 __all__ = [
     "TerminationStrategy",

@@ -90,7 +90,7 @@ def _copy_config(config: Path, folder: Path) -> Path:
 
     The file is read as plain TOML (the engine checks it when it starts): the agent tables
     at the top level and in every ``[size.N]`` table name the files."""
-    from dlgo.agent import registry
+    from dlgo import agent_registry as registry
     from dlgo.tomlfile import read_toml
 
     data = read_toml(config)

@@ -119,7 +119,7 @@ def bench_search(
     pipeline: bool = True,
     slices: int = 10,
 ) -> dict[str, Any]:
-    from dlgo.agent.registry import build_agent
+    from dlgo.agent_registry import build_agent
     from dlgo.search import SearchBudget
 
     t0 = time.perf_counter()

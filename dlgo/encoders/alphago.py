@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from dlgo.encoders import kernels as K
+from dlgo.encoders import ladder
 from dlgo.encoders.base import Encoder
 from dlgo.encoders.features import BoardAnalysis, recent_moves
 from dlgo.goboard import GameState
@@ -108,7 +109,7 @@ class AlphaGoEncoder(Encoder):
                 idx = move.point.row * w + move.point.col
                 if age[idx] == 0:
                     age[idx] = k
-        ladders = K.ladder_features(a.colors, w, a.color, a.label, a.libs, a.legal, False, True)
+        ladders = ladder.ladder_features(a.colors, w, a.color, a.label, a.libs, a.legal, False, True)
         black_plane = self.use_player_plane and a.color == K.BLACK
         _fill(
             a.colors,

@@ -13,6 +13,7 @@ import functools
 import numpy as np
 
 from dlgo.encoders import kernels as K
+from dlgo.encoders import ladder
 from dlgo.goboard import BLACK, GameState
 from dlgo.zobrist import zobrist_table
 
@@ -123,4 +124,4 @@ def ladder_captured(game_state: GameState, point, attacker_to_move: bool) -> boo
     attacker to move when it has two liberties)."""
     board = game_state.board
     idx = board.geometry.index(point)
-    return bool(K.ladder_captured(padded_colors(game_state), board.geometry.width, idx, attacker_to_move))
+    return bool(ladder.ladder_captured(padded_colors(game_state), board.geometry.width, idx, attacker_to_move))

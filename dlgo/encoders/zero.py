@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from dlgo.encoders import kernels as K
+from dlgo.encoders import ladder
 from dlgo.encoders.base import Encoder
 from dlgo.encoders.features import BoardAnalysis, recent_moves
 from dlgo.goboard import GameState, Move
@@ -104,7 +105,7 @@ class ZeroEncoder(Encoder):
             if move is not None and move.is_play:
                 history[k] = move.point.row * w + move.point.col
         last_pass = moves[0] is not None and moves[0].is_pass
-        ladders = K.ladder_features(a.colors, w, a.color, a.label, a.libs, a.legal, True, False)
+        ladders = ladder.ladder_features(a.colors, w, a.color, a.label, a.libs, a.legal, True, False)
         komi = game_state.komi if a.color != K.BLACK else -game_state.komi
         _fill(a.colors, w, a.color, a.libs, ladders[0], ladders[1], history, komi / KOMI_SCALE, last_pass, out)
         for idx in a.ko:

@@ -12,7 +12,8 @@ temperature 1.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from dlgo.search.agent import PUCTAgent
 
@@ -27,12 +28,44 @@ def default_temperature_moves(num_points: int) -> int:
     return max(1, round(30 * num_points / 361))
 
 
+_SEARCH_KEYS: dict[str, tuple[str, type]] = {
+    "rounds": ("rounds_per_move", int),
+    "exploration": ("c", float),
+    "batch_size": ("batch_size", int),
+    "reuse_tree": ("reuse_tree", bool),
+}
+_LOAD_KEYS: dict[str, tuple[str, type]] = {
+    "cache_size": ("cache_size", int),
+    "threads": ("threads", int),
+    "runtime": ("runtime", str),
+}
+
+
 class ZeroAgent(PUCTAgent):
     """PUCT search on a Zero network's ``dlgo.inference.BatchEvaluator`` (or a fake); the
     parameters are ``PUCTAgent``'s."""
 
     def default_temperature_moves(self, num_points: int) -> int:
         return default_temperature_moves(num_points)
+
+    @classmethod
+    def from_params(
+        cls, params: Mapping[str, Any], board_size: int, *, evaluator: Any = None, **extra: Any
+    ) -> ZeroAgent:
+        """The agent for a full table of the ``zero`` config keys (``dlgo.agent_registry`` fills
+        in defaults and aliases and checks the model file; the Zero loop's workers give every key):
+        the one place those keys become a ``ZeroAgent``. ``evaluator``: search on this one instead
+        of loading ``params["model"]``; ``extra``: further ``PUCTAgent`` arguments (``self_play``)."""
+        # config key -> constructor argument; a missing key keeps the constructor's default
+        search: dict[str, Any] = {arg: kind(params[key]) for key, (arg, kind) in _SEARCH_KEYS.items() if key in params}
+        seed = params.get("seed", -1)
+        search["seed"] = None if seed is None or seed < 0 else int(seed)
+        search.update(extra)
+        if evaluator is not None:
+            return cls(evaluator, **search)
+        loading = {arg: kind(params[key]) for key, (arg, kind) in _LOAD_KEYS.items() if key in params}
+        loading["threads"] = loading.get("threads") or None  # 0: all cores
+        return cls.from_model(params["model"], board_size=board_size, **loading, **search)
 
     @classmethod
     def from_model(

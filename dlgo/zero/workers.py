@@ -92,20 +92,20 @@ _AGENTS: dict[tuple[str, str], Any] = {}
 
 
 def _agent(blob: ModelBlob, role: str, board_size: int, params: dict[str, Any], **extra: Any):
-    """The worker's agent for ``blob`` (loaded once; older networks are dropped), built by the
-    agent registry from the ``zero`` config keys ``params`` (one core: threads = 1)."""
+    """The worker's agent for ``blob`` (loaded once; older networks are dropped), built from the
+    ``zero`` config keys ``params`` (one core: threads = 1), as the engine's are."""
     global _FOLDER
     key = (blob.name, role)
     agent = _AGENTS.get(key)
     if agent is None:
-        from dlgo.agent.registry import build_agent
+        from dlgo.zero.agent import ZeroAgent
 
         if _FOLDER is None:
             _FOLDER = tempfile.TemporaryDirectory(prefix="dlgo-zero-worker-")
         for old in [k for k in _AGENTS if k[1] == role]:
             del _AGENTS[old]
         path = blob.materialize(Path(_FOLDER.name))
-        agent = build_agent("zero", {**params, "model": str(path), "threads": 1}, board_size, **extra)
+        agent = ZeroAgent.from_params({**params, "model": str(path), "threads": 1}, board_size, **extra)
         _AGENTS[key] = agent
     return agent
 

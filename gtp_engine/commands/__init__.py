@@ -7,7 +7,7 @@ what ``list_commands`` answers.
 
 from __future__ import annotations
 
-from gtp_engine.commands import analysis, core, extensions, handicap, scoring, sgf, timing
+from gtp_engine.commands import analysis, core, counting, extensions, handicap, sgf_files, timing
 from gtp_engine.commands.base import Handler
 
 __all__ = ["COMMANDS", "Handler"]
@@ -33,10 +33,10 @@ COMMANDS: dict[str, Handler] = {
     "kata-list_time_settings": timing.kata_list_time_settings,
     "kata-time_settings": timing.kata_time_settings,
     "time_left": timing.time_left,
-    "final_score": scoring.final_score,
-    "final_status_list": scoring.final_status_list,
-    "loadsgf": sgf.loadsgf,
-    "printsgf": sgf.printsgf,
+    "final_score": counting.final_score,
+    "final_status_list": counting.final_status_list,
+    "loadsgf": sgf_files.loadsgf,
+    "printsgf": sgf_files.printsgf,
     "reg_genmove": core.reg_genmove,
     "showboard": core.showboard,
     "kgs-genmove_cleanup": core.kgs_genmove_cleanup,

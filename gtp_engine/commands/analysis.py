@@ -1,7 +1,7 @@
 """Analysis: Leela Zero / KataGo streams (``analyze``, ``genmove_analyze`` and their forms) and
 GoGui's analyze commands (ownership, visits, principal variation, interrupt).
 
-The output formats are ``gtp_engine.analysis``'s; the searches run in ``SearchRunner``.
+The output formats are ``gtp_engine.analysis_formats``'s; the searches run in ``SearchRunner``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from dlgo.gotypes import Player
 from dlgo.search import SearchBudget, SearchResult
-from gtp_engine.analysis import gogui_dboard, gogui_pspairs, gogui_var, info_line, parse_analysis_args
+from gtp_engine.analysis_formats import gogui_dboard, gogui_pspairs, gogui_var, info_line, parse_analysis_args
 from gtp_engine.channel import OutputClosed
 from gtp_engine.game import position_for
 from gtp_engine.protocol import Command, format_move

@@ -8,7 +8,7 @@ from dlgo import __version__
 from dlgo.goboard import MAX_SIZE, MIN_SIZE
 from dlgo.gotypes import Player
 from dlgo.utils import board_to_text
-from gtp_engine.analysis import gtp_version
+from gtp_engine.analysis_formats import gtp_version
 from gtp_engine.commands.base import expect_args
 from gtp_engine.protocol import (
     SYNTAX_ERROR,

@@ -7,8 +7,8 @@ import time
 from typing import TYPE_CHECKING
 
 from dlgo import __version__
-from dlgo.agent import registry
-from gtp_engine.analysis import explain
+from dlgo import agent_registry as registry
+from gtp_engine.analysis_formats import explain
 from gtp_engine.commands.base import expect_args
 from gtp_engine.protocol import Command, GtpError
 

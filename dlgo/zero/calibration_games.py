@@ -1,11 +1,12 @@
 """Write the calibration games: self-play of the shipped Zero networks (book 14.3) at a few visits
 per move, so that int8 calibration sees positions the engine itself reaches.
 
-    python dlgo/inference/calibration/make_games.py weights/zero-9x9.keras 9 16 --seed 1
-    python dlgo/inference/calibration/make_games.py weights/zero-19x19.keras 19 6 --seed 1
+    python -m dlgo.zero.calibration_games weights/zero-9x9.keras 9 16 --seed 1
+    python -m dlgo.zero.calibration_games weights/zero-19x19.keras 19 6 --seed 1
 
-Writes ``game-<size>x<size>-<n>.sgf`` beside this file. A script, not a module of the library:
-it needs the search (``dlgo.zero``), which the inference layer does not import.
+Writes ``game-<size>x<size>-<n>.sgf`` into ``dlgo/inference/calibration/``, where
+``dlgo.inference.quantize`` reads them. It lives here, not in the inference layer, because it
+needs the search, which the inference layer does not import.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def main() -> None:
     )
     agent = ZeroAgent.from_model(args.model, board_size=args.size, seed=args.seed, threads=1, self_play=True)
     rng = np.random.default_rng(args.seed)
-    folder = Path(__file__).parent
+    folder = Path(__file__).resolve().parent.parent / "inference" / "calibration"
     for n in range(args.games):
         game = play_game(agent, settings, rng, resign_allowed=True)
         path = folder / f"game-{args.size}x{args.size}-{n + 1:02d}.sgf"

@@ -11,7 +11,7 @@ from gtp_client import EngineProcess
 from dlgo.goboard import Move
 from dlgo.gotypes import Player, Point
 from dlgo.search import CandidateInfo, SearchResult
-from gtp_engine.analysis import AnalysisRequest, gogui_var, info_line, parse_analysis_args, pv_moves
+from gtp_engine.analysis_formats import AnalysisRequest, gogui_var, info_line, parse_analysis_args, pv_moves
 from gtp_engine.protocol import GtpError
 
 VERTEX = re.compile(r"[A-HJ-Z][0-9]{1,2}|pass")

@@ -254,23 +254,9 @@ def _build_zero(params: Mapping[str, Any], size: int, evaluator: Any = None, **e
     ``extra``: further ``ZeroAgent`` arguments (``self_play``, ``early_stop``, ...)."""
     from dlgo.zero import ZeroAgent
 
-    search = dict(
-        rounds_per_move=int(params["rounds"]),
-        c=float(params["exploration"]),
-        batch_size=int(params["batch_size"]),
-        reuse_tree=bool(params["reuse_tree"]),
-        seed=_seed(params),
-        **extra,
-    )
-    if evaluator is not None:
-        return ZeroAgent(evaluator, **search)
-    return ZeroAgent.from_model(
-        model_file(params, "model", "zero"),
-        board_size=size,
-        cache_size=int(params["cache_size"]),
-        threads=int(params["threads"]) or None,
-        **search,
-    )
+    if evaluator is None:
+        params = {**params, "model": model_file(params, "model", "zero")}
+    return ZeroAgent.from_params(params, size, evaluator=evaluator, **extra)
 
 
 def _build_alphago(params: Mapping[str, Any], size: int) -> SearchAgent:
