@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dlgo.agent.base import Agent
+from dlgo.minimax import supports_size as supports_game_tree_size
 from dlgo.search import SearchAgent
 
 __all__ = [
@@ -177,6 +178,15 @@ def _build_mcts(params: Mapping[str, Any], size: int) -> SearchAgent:
 
 
 _SEED = Param(int, -1, "random seed; -1 seeds from the system", minimum=-1)
+
+
+def _game_tree_builder(name: str) -> Callable[[Mapping[str, Any], int], Agent]:
+    def build(params: Mapping[str, Any], size: int) -> Agent:
+        from dlgo.minimax import build_agent
+
+        return build_agent(name, int(params["depth"]), _seed(params))
+
+    return build
 
 register(
     AgentType(
@@ -344,6 +354,12 @@ register(
             "reuse_tree": _REUSE,
             "cache_size": _CACHE,
             "threads": _THREADS,
+            "runtime": Param(
+                str,
+                "fp32",
+                "network runtime: fp32, or int8 (a static int8 model quantized once per network and cached)",
+                choices=("fp32", "int8"),
+            ),
             "seed": _SEED,
         },
         build=_build_zero,
@@ -351,3 +367,21 @@ register(
         aliases={"rounds_per_move": "rounds", "c": "exploration", "c_puct": "exploration"},
     )
 )
+
+for _name, _doc in (
+    ("minimax", "depth-pruned minimax on the capture difference (book 4.3.2): small boards only"),
+    ("alphabeta", "alpha-beta pruning on the capture difference (book 4.3.3): small boards only"),
+):
+    register(
+        AgentType(
+            name=_name,
+            doc=_doc,
+            params={
+                "depth": Param(int, 2, "moves searched ahead (plies)", minimum=1, maximum=4),
+                "seed": _SEED,
+            },
+            build=_game_tree_builder(_name),
+            searches=False,
+            supports_size=lambda params, size: supports_game_tree_size(size),  # every move to full depth
+        )
+    )

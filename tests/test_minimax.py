@@ -293,3 +293,26 @@ def test_nodes_command_prints_json_and_a_table(capsys):
     assert depth2["alphabeta_nodes"] < depth2["minimax_nodes"]
     assert nodes_main(["--size", "4", "--depths", "1", "--positions", "1"]) == 0
     assert "| depth | minimax nodes |" in capsys.readouterr().out
+
+
+def test_the_engine_plays_the_game_tree_agents_on_small_boards_only():
+    """Through the agent registry: both agents answer genmove on 5x5 and refuse 9x9 as a size."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for name in ("minimax", "alphabeta"):
+        out = subprocess.run(
+            [sys.executable, "-m", "gtp_engine", "--config", "configs/engine/mcts.toml", "--set", f"agent={name}"],
+            input="boardsize 5\nclear_board\ngenmove b\ngenmove w\nboardsize 9\nquit\n",
+            capture_output=True,
+            text=True,
+            cwd=root,
+            timeout=120,
+        ).stdout
+        answers = [a.strip() for a in out.split("\n\n") if a.strip()]
+        assert answers[0] == "=" and answers[1] == "="
+        assert answers[2].startswith("= ") and answers[2][2:] not in ("pass", "resign")
+        assert answers[3].startswith("= ") and answers[3] != answers[2]
+        assert answers[4] == "? unacceptable size"

@@ -1,7 +1,7 @@
 """The AlphaGo Zero training loop: self-play, replay, training, gating, Elo against an anchor.
 
-    python -m dlgo.zero.loop --config configs/zero-train-9x9.toml               # this machine
-    python -m dlgo.zero.loop --config configs/zero-train-9x9.toml --ray auto    # a Ray cluster
+    python -m dlgo.zero.loop --config configs/train/zero-train-9x9.toml               # this machine
+    python -m dlgo.zero.loop --config configs/train/zero-train-9x9.toml --ray auto    # a Ray cluster
     python -m dlgo.zero.loop --config ... --export weights/zero-9x9.keras       # ship the best
 
 One **iteration** (book 14.4; Silver et al. 2017, Methods; docs/book-differences.md, 20):

@@ -1,7 +1,7 @@
 """The Zero training loop's command line: ``python -m dlgo.zero.loop`` (see ``dlgo.zero.loop``).
 
-python -m dlgo.zero.loop --config configs/zero-train-9x9.toml               # this machine
-python -m dlgo.zero.loop --config configs/zero-train-9x9.toml --ray auto    # a Ray cluster
+python -m dlgo.zero.loop --config configs/train/zero-train-9x9.toml               # this machine
+python -m dlgo.zero.loop --config configs/train/zero-train-9x9.toml --ray auto    # a Ray cluster
 python -m dlgo.zero.loop --config ... --export weights/zero-9x9.keras       # ship the best
 python -m dlgo.zero.loop --config ... --status                              # where it stands
 """
@@ -25,7 +25,7 @@ DESCRIPTION = "The AlphaGo Zero training loop: self-play, replay, training, gati
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m dlgo.zero.loop", description=DESCRIPTION)
-    p.add_argument("--config", required=True, help="the loop's TOML config (configs/zero-train-9x9.toml)")
+    p.add_argument("--config", required=True, help="the loop's TOML config (configs/train/zero-train-9x9.toml)")
     p.add_argument("--ray", metavar="ADDRESS", help="run workers on Ray: 'auto', 'ray://host:10001', or 'local'")
     p.add_argument("--iterations", type=int, help="stop after this many iterations (default: the config's)")
     p.add_argument("--max-minutes", type=float, help="stop after the task under way once this time is up")

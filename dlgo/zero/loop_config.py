@@ -1,4 +1,4 @@
-"""The Zero training loop's TOML config (``configs/zero-train-9x9.toml`` documents every key).
+"""The Zero training loop's TOML config (``configs/train/zero-train-9x9.toml`` documents every key).
 
 Tables: ``[loop]`` (output folder, starting network, board, iterations, workers), ``[selfplay]``
 (``SelfPlaySettings``), ``[train]`` (``TrainerSettings``), ``[gating]`` and ``[anchor]``. A file
