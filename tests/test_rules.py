@@ -4,6 +4,7 @@ superko, ending the game, board sizes, the eye rule, area scoring and handicap p
 from __future__ import annotations
 
 import pytest
+from conftest import board_from, state_from
 
 from dlgo.agent.helpers import is_point_an_eye
 from dlgo.goboard import Board, GameState, Move
@@ -16,25 +17,6 @@ B, W = Player.black, Player.white
 
 
 # --- helpers ----------------------------------------------------------------------------------
-def board_from(diagram: str, cols: int | None = None) -> Board:
-    """A board from a diagram, top row first: ``X`` black, ``O`` white, ``.`` empty."""
-    rows = [line.replace(" ", "") for line in diagram.strip().splitlines()]
-    num_rows, num_cols = len(rows), cols or len(rows[0])
-    assert all(len(r) == num_cols for r in rows), "ragged diagram"
-    board = Board(num_rows, num_cols)
-    for i, line in enumerate(rows):
-        row = num_rows - i
-        for col, ch in enumerate(line, start=1):
-            if ch in "XO":
-                captured = board.place_stone(B if ch == "X" else W, Point(row, col))
-                assert not captured, "diagram has a string without liberties"
-    return board
-
-
-def state_from(diagram: str, to_move: Player = B, komi: float = 7.5) -> GameState:
-    return GameState.from_position(board_from(diagram), to_move, komi)
-
-
 def pt(text: str) -> Point:
     return point_from_coords(text)
 

@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 import pytest
+from conftest import position
 
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
@@ -72,15 +73,6 @@ class ConstantEvaluator:
     def evaluate(self, states):
         size = states[0].board.num_rows * states[0].board.num_cols + 1
         return np.full((len(states), size), 1.0 / size), np.full(len(states), self.value)
-
-
-def position(size: int, black: list[tuple[int, int]], white: list[tuple[int, int]], to_move: Player, komi=7.5):
-    board = Board(size, size)
-    for r, c in black:
-        board.place_stone(Player.black, Point(r, c))
-    for r, c in white:
-        board.place_stone(Player.white, Point(r, c))
-    return GameState.from_position(board, to_move, komi)
 
 
 def check_tree(node: ZeroTreeNode) -> int:
