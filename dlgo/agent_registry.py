@@ -369,8 +369,8 @@ register(
 )
 
 for _name, _doc in (
-    ("minimax", "depth-pruned minimax on the capture difference (book 4.3.2): small boards only"),
-    ("alphabeta", "alpha-beta pruning on the capture difference (book 4.3.3): small boards only"),
+    ("minimax", "depth-limited minimax on the capture difference (book 4.4.1): boards up to 7x7"),
+    ("alphabeta", "alpha-beta pruning of the same search (book 4.4.2): boards up to 7x7"),
 ):
     register(
         AgentType(
