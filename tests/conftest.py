@@ -81,3 +81,29 @@ def eng(request: pytest.FixtureRequest) -> Iterator[InProcessEngine]:
     e.ok("boardsize 9")
     yield e
     e.close()
+
+
+# --- tiny networks on disk ----------------------------------------------------------------------
+
+
+def save_tiny_zero(path: Path, seed: int = 1, blocks: int = 1, filters: int = 8) -> Path:
+    """A randomly initialised 9x9 Zero network saved with its card at ``path`` (Keras loads here)."""
+    import keras
+
+    from dlgo.encoders import get_encoder_by_name
+    from dlgo.inference import save_model
+    from dlgo.networks.zero import zero_model
+
+    encoder = get_encoder_by_name("zero", 9)
+    keras.utils.set_random_seed(seed)
+    save_model(zero_model(encoder.num_planes, blocks=blocks, filters=filters), path, encoder, [9])
+    return path
+
+
+@pytest.fixture
+def model_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty folder for model files, with the user cache of ONNX exports inside ``tmp_path``."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "models"
+    folder.mkdir()
+    return folder

@@ -10,34 +10,27 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import save_tiny_zero
 
 keras = pytest.importorskip("keras")
 if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("tf2onnx") is None:
     pytest.skip("onnxruntime or tf2onnx missing", allow_module_level=True)
 
 import dlgo.inference.onnx_cache as onnx_cache  # noqa: E402
-from dlgo.encoders import get_encoder_by_name  # noqa: E402
 from dlgo.goboard import GameState  # noqa: E402
-from dlgo.inference import BatchEvaluator, load_model, save_model  # noqa: E402
-from dlgo.networks.zero import zero_model  # noqa: E402
+from dlgo.inference import BatchEvaluator, load_model  # noqa: E402
 
 # Keras' own model.save trips a NumPy 2 deprecation inside TensorFlow; not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 
 
 def _save(path, seed: int) -> None:
-    encoder = get_encoder_by_name("zero", 9)
-    keras.utils.set_random_seed(seed)
-    save_model(zero_model(encoder.num_planes, blocks=1, filters=8), path, encoder, [9])
+    save_tiny_zero(path, seed, blocks=1, filters=8)
 
 
 @pytest.fixture
-def model(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    path = tmp_path / "models" / "tiny.keras"
-    path.parent.mkdir()
-    _save(path, 1)
-    return path
+def model(model_folder):
+    return save_tiny_zero(model_folder / "tiny.keras", 1, blocks=1, filters=8)
 
 
 def _answers(evaluator: BatchEvaluator) -> tuple[np.ndarray, np.ndarray]:

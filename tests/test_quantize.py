@@ -9,17 +9,16 @@ import logging
 
 import numpy as np
 import pytest
+from conftest import save_tiny_zero
 
 keras = pytest.importorskip("keras")
 if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("tf2onnx") is None:
     pytest.skip("onnxruntime or tf2onnx missing", allow_module_level=True)
 
 import dlgo.inference.quantize as quantize  # noqa: E402
-from dlgo.encoders import get_encoder_by_name  # noqa: E402
-from dlgo.inference import BatchEvaluator, load_model, save_model  # noqa: E402
+from dlgo.inference import BatchEvaluator, load_model  # noqa: E402
 from dlgo.inference.onnx_cache import model_digest  # noqa: E402
 from dlgo.inference.quantize_report import agreement  # noqa: E402
-from dlgo.networks.zero import zero_model  # noqa: E402
 from dlgo.sgf import read_game  # noqa: E402
 
 # Keras' own model.save trips a NumPy 2 deprecation inside TensorFlow; not ours to fix.
@@ -33,18 +32,12 @@ MAX_VALUE_DIFF = 0.1
 
 
 def _save(path, seed: int) -> None:
-    encoder = get_encoder_by_name("zero", 9)
-    keras.utils.set_random_seed(seed)
-    save_model(zero_model(encoder.num_planes, blocks=2, filters=16), path, encoder, [9])
+    save_tiny_zero(path, seed, blocks=2, filters=16)
 
 
 @pytest.fixture
-def model(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    path = tmp_path / "models" / "tiny.keras"
-    path.parent.mkdir()
-    _save(path, 1)
-    return path
+def model(model_folder):
+    return save_tiny_zero(model_folder / "tiny.keras", 1, blocks=2, filters=16)
 
 
 def _held_out_states(count: int = 64):

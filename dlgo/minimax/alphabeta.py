@@ -13,12 +13,10 @@ the root exact by setting its bound just below the best value found.
 from __future__ import annotations
 
 import math
-import random
 
-from dlgo.agent.base import Agent
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
-from dlgo.minimax.depthprune import capture_diff
+from dlgo.minimax.depthprune import DepthLimitedAgent
 from dlgo.minimax.scores import MIN_SCORE, EvalFn, SearchStats, terminal_score
 
 __all__ = ["alpha_beta_result", "AlphaBetaAgent"]
@@ -63,7 +61,7 @@ def alpha_beta_result(
     return best_so_far
 
 
-class AlphaBetaAgent(Agent):
+class AlphaBetaAgent(DepthLimitedAgent):
     """Plays a move of best depth-limited value, found with alpha-beta pruning (book 4.4.2).
 
     It chooses among the same moves as ``DepthPrunedAgent`` with the same ``max_depth`` (moves
@@ -71,15 +69,6 @@ class AlphaBetaAgent(Agent):
     moves strictly worse than the best so far, so equal moves keep their exact value and stay
     in the draw. Ties are broken at random with ``random.Random(seed)``.
     """
-
-    def __init__(self, max_depth: int, eval_fn: EvalFn = capture_diff, seed: int | None = None) -> None:
-        if max_depth < 1:
-            raise ValueError(f"max_depth must be at least 1, not {max_depth}")
-        self.max_depth = max_depth
-        self.eval_fn = eval_fn
-        self._rng = random.Random(seed)
-        self.nodes = 0  # positions visited by the last select_move
-        self.last_value: float | None = None
 
     def best_moves(self, game_state: GameState) -> tuple[list[Move], float | None]:
         """Every legal move of the best value, in ``legal_moves`` order, and that value."""
@@ -104,10 +93,3 @@ class AlphaBetaAgent(Agent):
                 best.append(move)
         self.nodes = stats.nodes
         return best, best_score
-
-    def select_move(self, game_state: GameState) -> Move:
-        best, self.last_value = self.best_moves(game_state)
-        return self._rng.choice(best) if best else Move.pass_turn()
-
-    def diagnostics(self) -> dict:
-        return {"nodes": self.nodes, "value": self.last_value}

@@ -13,7 +13,7 @@ from dlgo.goboard import BLACK, WHITE, GameState, Move
 from dlgo.gotypes import Player
 from dlgo.minimax.scores import MIN_SCORE, EvalFn, GameTreeState, SearchStats, terminal_score
 
-__all__ = ["capture_diff", "depth_pruned_result", "DepthPrunedAgent"]
+__all__ = ["capture_diff", "depth_pruned_result", "DepthLimitedAgent", "DepthPrunedAgent"]
 
 
 def capture_diff(game_state: GameState) -> int:
@@ -51,13 +51,10 @@ def depth_pruned_result(
     return best_so_far
 
 
-class DepthPrunedAgent(Agent):
-    """Plays a move of best depth-limited minimax value (book 4.4.1).
+class DepthLimitedAgent(Agent):
+    """What the depth-limited searches share: depth, evaluation, seeded tie-breaking, node count.
 
-    ``max_depth`` counts moves from the current position, this agent's own move included:
-    depth 1 looks at the positions right after each move. (The book's agent passed
-    ``max_depth`` on to the replies, looking one move further than its name says.)
-    Ties are broken at random with ``random.Random(seed)``.
+    Subclasses give ``best_moves(game_state) -> (moves of the best value, that value)``.
     """
 
     def __init__(self, max_depth: int, eval_fn: EvalFn = capture_diff, seed: int | None = None) -> None:
@@ -68,6 +65,26 @@ class DepthPrunedAgent(Agent):
         self._rng = random.Random(seed)
         self.nodes = 0  # positions visited by the last select_move
         self.last_value: float | None = None
+
+    def best_moves(self, game_state: GameState) -> tuple[list[Move], float | None]:
+        raise NotImplementedError
+
+    def select_move(self, game_state: GameState) -> Move:
+        best, self.last_value = self.best_moves(game_state)
+        return self._rng.choice(best) if best else Move.pass_turn()
+
+    def diagnostics(self) -> dict:
+        return {"nodes": self.nodes, "value": self.last_value}
+
+
+class DepthPrunedAgent(DepthLimitedAgent):
+    """Plays a move of best depth-limited minimax value (book 4.4.1).
+
+    ``max_depth`` counts moves from the current position, this agent's own move included:
+    depth 1 looks at the positions right after each move. (The book's agent passed
+    ``max_depth`` on to the replies, looking one move further than its name says.)
+    Ties are broken at random with ``random.Random(seed)``.
+    """
 
     def best_moves(self, game_state: GameState) -> tuple[list[Move], float | None]:
         """Every legal move of the best value, in ``legal_moves`` order, and that value."""
@@ -82,10 +99,3 @@ class DepthPrunedAgent(Agent):
                 best.append(move)
         self.nodes = stats.nodes
         return best, best_score
-
-    def select_move(self, game_state: GameState) -> Move:
-        best, self.last_value = self.best_moves(game_state)
-        return self._rng.choice(best) if best else Move.pass_turn()
-
-    def diagnostics(self) -> dict:
-        return {"nodes": self.nodes, "value": self.last_value}
