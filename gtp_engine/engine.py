@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from dlgo import __version__
+from dlgo.agent import registry
 from dlgo.agent.base import Agent
 from dlgo.goboard import MAX_SIZE, MIN_SIZE, GameState
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import fixed_handicap_points, free_handicap_points
 from dlgo.search import SearchAgent, SearchBudget, SearchResult
 from dlgo.utils import board_to_text
-from gtp_engine import agents
 from gtp_engine.agent_pool import AgentBuild, AgentPool, Overhead
 from gtp_engine.analysis import (
     AnalysisRequest,
@@ -667,7 +667,7 @@ class Engine:
         params = self.config.section(name, self._size_key())
         lines = [
             f"{self.config.get('engine.name')} {__version__} (dlgo, Deep Learning and the Game of Go)",
-            f"agent: {name}: {agents.get(name).doc}",
+            f"agent: {name}: {registry.get(name).doc}",
             "parameters: " + ", ".join(f"{k}={v}" for k, v in params.items()),
             f"config: {self.config.path or 'built-in defaults'}",
             f"time: {self.clock.control.describe()}",
