@@ -97,7 +97,8 @@ def test_a_file_without_advantages_loads_with_zeros(tmp_path) -> None:
 
 
 def test_chunks_of_several_files_add_up_to_the_files(tmp_path) -> None:
-    first, second = write_experience(_buffer(10), tmp_path / "a.h5"), write_experience(_buffer(3, 50), tmp_path / "b.h5")
+    first = write_experience(_buffer(10), tmp_path / "a.h5")
+    second = write_experience(_buffer(3, 50), tmp_path / "b.h5")
     chunks = list(iter_experience([first, second], chunk_size=4))
     assert [len(c) for c in chunks] == [4, 4, 2, 3]
     actions = np.concatenate([c.actions for c in chunks])
@@ -120,3 +121,13 @@ def test_append_grows_a_file_in_place(tmp_path) -> None:
 def test_buffer_arrays_must_agree() -> None:
     with pytest.raises(ValueError):
         ExperienceBuffer(np.zeros((2, 5, 5, 11)), np.array([1]), np.array([1.0, -1.0]))
+
+
+def test_files_named_in_the_rl_docs_exist() -> None:
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "docs" / "rl.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:gtp_engine|dlgo|scripts|configs|tests|docs|weights)/[^`\s]+)`", text))
+    assert named and not [p for p in sorted(named) if not any(root.glob(p.rstrip("/")))]
