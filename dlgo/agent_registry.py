@@ -385,3 +385,37 @@ for _name, _doc in (
             supports_size=lambda params, size: supports_game_tree_size(size),  # every move to full depth
         )
     )
+
+
+def _rl_builder(kind: str) -> Callable[[Mapping[str, Any], int], Agent]:
+    def build(params: Mapping[str, Any], size: int) -> Agent:
+        from dlgo.rl.agents import load_rl_agent  # Keras loads here, not before
+
+        agent = load_rl_agent(model_file(params, "model", kind), size, kind=kind, seed=_seed(params))
+        agent.set_temperature(float(params["temperature"]))
+        return agent
+
+    return build
+
+
+for _name, _doc, _temperature in (
+    ("pg", "policy network trained by policy gradient, samples its moves (book chapter 10)", "random-move chance"),
+    ("q", "action-value network (board, move) -> value, epsilon-greedy (book chapter 11)", "epsilon"),
+    ("ac", "actor-critic network: samples from its policy head (book chapter 12)", "random-move chance"),
+    ("value", "value network, one-ply lookahead: the move that leaves the opponent worst (book 13.3's net)", "epsilon"),
+):
+    register(
+        AgentType(
+            name=_name,
+            doc=_doc,
+            params={
+                "model": _MODEL,
+                "temperature": Param(
+                    float, 0.0, f"exploration: {_temperature} (0 plays in earnest)", minimum=0.0, maximum=1.0
+                ),
+                "seed": _SEED,
+            },
+            build=_rl_builder(_name),
+            searches=False,
+        )
+    )

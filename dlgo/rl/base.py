@@ -1,0 +1,159 @@
+"""What the agents of book chapters 9-12 share: a network, its encoder, a collector, and files.
+
+Every agent plays through ``select_move`` (the book's interface) and, when a collector is
+attached (``set_collector``), records each decision it commits to. ``serialize`` writes the
+network as a ``.keras`` file with its model card (``dlgo.inference``); the card's field
+``rl_agent`` ("pg", "q", "ac", "value") says which agent plays it, so ``load_rl_agent`` needs
+only the path.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dlgo.agent.base import Agent
+from dlgo.agent.helpers import is_point_an_eye
+from dlgo.encoders import Encoder
+from dlgo.goboard import GameState, Move
+
+if TYPE_CHECKING:
+    import keras
+
+    from dlgo.rl.experience import ExperienceCollector
+
+__all__ = ["RLAgent", "clip_probs", "acceptable_play", "one_hot_actions", "compile_sgd"]
+
+
+def clip_probs(probs: np.ndarray, eps: float) -> np.ndarray:
+    """Probabilities clipped to [eps, 1 - eps] and renormalised (book listing 9.6): every move
+    keeps a chance of being explored, none is certain."""
+    p = np.clip(np.asarray(probs, dtype=np.float64), eps, 1 - eps)
+    return p / np.sum(p)
+
+
+def acceptable_play(game_state: GameState, encoder: Encoder, index: int) -> Move | None:
+    """The play at point ``index`` if it is valid and does not fill one of our own eyes, else None."""
+    point = encoder.decode_point_index(int(index))
+    board = game_state.board
+    if board.get(point) is not None or is_point_an_eye(board, point, game_state.next_player):
+        return None
+    move = Move.play(point)
+    return move if game_state.is_valid_move(move) else None
+
+
+def one_hot_actions(actions: np.ndarray, num_points: int, values: np.ndarray | None = None) -> np.ndarray:
+    """Rows of zeros with ``values`` (default 1) at each action: the book's target vectors."""
+    out = np.zeros((len(actions), num_points), dtype=np.float32)
+    out[np.arange(len(actions)), np.asarray(actions, dtype=np.int64)] = 1.0 if values is None else values
+    return out
+
+
+def compile_sgd(model: keras.Model, lr: float, clipnorm: float | None, loss: Any, loss_weights: Any = None) -> None:
+    """Plain SGD, as the book trains every chapter 10-12 agent (no momentum: each batch of fresh
+    experience is seen once)."""
+    import keras
+
+    kw = {"clipnorm": clipnorm} if clipnorm else {}
+    model.compile(optimizer=keras.optimizers.SGD(learning_rate=lr, **kw), loss=loss, loss_weights=loss_weights)
+
+
+class RLAgent(Agent):
+    """A network agent that learns from its own games. Subclasses set ``kind`` and implement
+    ``select_move`` and ``train``."""
+
+    kind = ""
+
+    def __init__(
+        self, model: keras.Model, encoder: Encoder, *, seed: int | None = None, backend: str = "compiled"
+    ) -> None:
+        self.model = model
+        self.encoder = encoder
+        self.collector: ExperienceCollector | None = None
+        self.temperature = 0.0
+        self.backend = backend
+        self._rng = np.random.default_rng(seed)
+        self._runner: Any = None
+        self._last: dict[str, Any] = {}
+
+    def set_collector(self, collector: ExperienceCollector | None) -> None:
+        self.collector = collector
+
+    def set_temperature(self, temperature: float) -> None:
+        """Exploration: the chance of a uniformly random move (policy agents, book 10.3), or the
+        epsilon of epsilon-greedy (value agents, book 11.1)."""
+        if not 0.0 <= temperature <= 1.0:
+            raise ValueError(f"temperature {temperature} outside [0, 1]")
+        self.temperature = float(temperature)
+
+    def seed(self, seed: int | None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def diagnostics(self) -> dict[str, Any]:
+        return dict(self._last)
+
+    def _check_size(self, game_state: GameState) -> None:
+        board = game_state.board
+        if (board.num_rows, board.num_cols) != (self.encoder.board_height, self.encoder.board_width):
+            raise ValueError(
+                f"this {self.kind} agent plays {self.encoder.board_height}x{self.encoder.board_width}, "
+                f"not {board.num_rows}x{board.num_cols}"
+            )
+
+    def _predict(self, x: np.ndarray) -> list[np.ndarray]:
+        """The network on a batch of planes (a fresh compiled runner after training)."""
+        if self._runner is None:
+            from dlgo.inference import make_runner
+
+            self._runner = make_runner(self.model, self.backend)
+        return self._runner(x)
+
+    def _trained(self) -> None:
+        self._runner = None  # an ONNX export holds the old weights
+
+    def train(self, experience: Any, **settings: Any) -> dict[str, float]:
+        raise NotImplementedError
+
+    def serialize(self, path: str | os.PathLike, **card_fields: Any) -> Path:
+        """Save the network and its card (the book wrote an HDF5 file with the encoder)."""
+        from dlgo.inference import save_model
+
+        path = Path(path)
+        save_model(self.model, path, self.encoder, rl_agent=self.kind, **card_fields)
+        return path
+
+
+def save_two_input_model(model: keras.Model, path: Path, encoder: Encoder, kind: str, **card_fields: Any) -> Path:
+    """``.keras`` file and card for a network with a board and an action input (the Q network,
+    book 11.2), which ``dlgo.inference.save_model`` (one board input) does not take."""
+    import keras
+
+    from dlgo import __version__
+    from dlgo.inference.card import ModelCard, write_card
+
+    if path.suffix != ".keras":
+        raise ValueError(f"{path}: model files end in .keras")
+    card = ModelCard.from_dict(
+        {
+            **card_fields,
+            "encoder": encoder.name(),
+            "board_sizes": [encoder.board_width],
+            "num_planes": encoder.num_planes,
+            "heads": ["value"],
+            "input_shape": list(encoder.shape()),
+            "network": {"name": model.name, "parameters": int(model.count_params()), "inputs": ["board", "action"]},
+            "versions": {"dlgo": __version__, "keras": keras.__version__, "backend": keras.backend.backend()},
+            "created": datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat(),
+            "rl_agent": kind,
+        }
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".tmp.keras")
+    model.save(tmp)
+    os.replace(tmp, path)
+    write_card(path, card)
+    return path
