@@ -21,6 +21,7 @@ from pathlib import Path
 
 from dlgo import agent_registry as registry
 from dlgo.agent.base import Agent
+from dlgo.goboard import GameState
 from dlgo.search import SearchAgent, SearchBudget
 from gtp_engine.config import Config, ConfigError, check_model_files, default_config_path, load_config
 from gtp_engine.decision import DecisionSettings
@@ -30,6 +31,7 @@ __all__ = ["Bot", "BotPool", "load_bots", "shipped_config_paths", "PAGE_SIZES"]
 log = logging.getLogger(__name__)
 
 PAGE_SIZES = (9, 13, 19)  # the sizes the page offers; the book's endpoint takes any size a bot plays
+WARM_UP_VISITS = 16  # one network batch, as the engine warms its agents up
 IDLE_AGENTS_KEPT = 2  # per bot and size: enough for a few players at once without rebuilding
 
 
@@ -97,7 +99,11 @@ class Bot:
         name, params = found
         params = registry.resolve_paths(registry.get(name), params, self.config.resolve_path)
         log.info("building %s (%s) for %dx%d", self.name, name, size, size)
-        return registry.build_agent(name, params, size)
+        agent = registry.build_agent(name, params, size)
+        if isinstance(agent, SearchAgent):
+            # compiled kernels and the network's first answer (slow once) before a move's clock runs
+            agent.search(GameState.new_game(size), SearchBudget(max_visits=WARM_UP_VISITS))
+        return agent
 
     def release(self, size: int, agent: Agent) -> None:
         with self._lock:

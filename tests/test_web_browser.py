@@ -76,8 +76,21 @@ def start_game(browser, url: str, bot: str, size: int = 9, colour: str = "black"
 
 
 def wait_idle(browser, seconds: float = 60) -> None:
-    """Until the bot has answered: the stop button is disabled again."""
-    WebDriverWait(browser, seconds).until(lambda d: not d.find_element(By.ID, "stop").is_enabled())
+    """Until it is the player's turn (or the game is over) and the bot is not thinking."""
+
+    def ready(d) -> bool:
+        turn = d.find_element(By.ID, "to-move").text
+        return not d.find_element(By.ID, "stop").is_enabled() and (turn.startswith("you") or turn == "game over")
+
+    WebDriverWait(browser, seconds).until(ready)
+
+
+def moved(browser, action, seconds: float = 60) -> None:
+    """Do ``action`` (a click) and wait until the move count changed and the bot has answered."""
+    before = browser.find_element(By.ID, "move-count").text
+    action()
+    WebDriverWait(browser, seconds).until(lambda d: d.find_element(By.ID, "move-count").text != before)
+    wait_idle(browser, seconds)
 
 
 def stones(browser) -> int:
@@ -93,15 +106,12 @@ def play_whole_game(browser) -> str:
     for x, y in ((4, 4), (2, 2), (6, 6)):
         vertex = browser.find_element(By.CSS_SELECTOR, f'.shudan-vertex[data-x="{x}"][data-y="{y}"]')
         if "shudan-sign_0" in vertex.get_attribute("class"):
-            vertex.click()
-            wait_idle(browser)
+            moved(browser, vertex.click)
     for _ in range(150):
         result = browser.find_element(By.ID, "result").text
         if result:
             return result
-        browser.find_element(By.ID, "pass").click()
-        wait_idle(browser)
-        time.sleep(0.05)
+        moved(browser, browser.find_element(By.ID, "pass").click)
     raise AssertionError("the game did not end")
 
 
@@ -109,8 +119,7 @@ def play_whole_game(browser) -> str:
 def test_a_whole_9x9_game_in_the_browser(browser, server, bot):
     start_game(browser, server, bot)
     assert stones(browser) == 0
-    click(browser, 4, 4)  # E5
-    wait_idle(browser)
+    moved(browser, lambda: click(browser, 4, 4))  # E5
     assert stones(browser) == 2, browser.find_element(By.ID, "error").text
     if bot == "mcts":
         assert browser.find_elements(By.CSS_SELECTOR, "#candidates tbody tr"), "no candidates shown"
@@ -122,8 +131,7 @@ def test_a_whole_9x9_game_in_the_browser(browser, server, bot):
 
 def test_an_illegal_click_is_explained_and_undo_takes_back(browser, server):
     start_game(browser, server, "random")
-    click(browser, 4, 4)
-    wait_idle(browser)
+    moved(browser, lambda: click(browser, 4, 4))
     click(browser, 4, 4)  # occupied
     WebDriverWait(browser, 10).until(lambda d: "occupied" in d.find_element(By.ID, "error").text)
     assert stones(browser) == 2
@@ -134,8 +142,7 @@ def test_an_illegal_click_is_explained_and_undo_takes_back(browser, server):
 
 def test_the_sgf_downloads_from_the_page(browser, server):
     start_game(browser, server, "random")
-    click(browser, 2, 6)  # C3
-    wait_idle(browser)
+    moved(browser, lambda: click(browser, 2, 6))  # C3
     href = browser.find_element(By.ID, "download").get_attribute("href")
     with urllib.request.urlopen(href, timeout=10) as response:
         text = response.read().decode("utf-8")
