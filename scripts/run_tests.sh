@@ -17,6 +17,10 @@ if ! command -v gnugo >/dev/null 2>&1 && [ ! -x /usr/games/gnugo ]; then apt_ins
 if [ ! -f /usr/share/java/lizzie.jar ]; then
     apt_install liblizzie-java || echo "warning: liblizzie-java not installed; the Lizzie tests skip" >&2
 fi
+# Headless Chromium and its driver for the web page's browser tests (tests/test_web_browser.py skips without them).
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+    apt_install chromium chromium-driver || echo "warning: chromium not installed; the browser tests skip" >&2
+fi
 export PATH="$PATH:/usr/games"
 scripts/setup_env.sh test
 .venv/bin/ruff check .

@@ -20,8 +20,12 @@ DOCS = [
     "docs/book-differences.md",
     "docs/performance.md",
     "docs/training.md",
+    "docs/web.md",
+    "docs/rl.md",
+    "docs/game-tree-search.md",
+    "docs/strength.md",
 ]
-REPO_PATH = re.compile(r"`((?:gtp_engine|dlgo|scripts|configs|tests|docs|weights)/[^`\s]+)`")
+REPO_PATH = re.compile(r"`((?:gtp_engine|dlgo_web|dlgo|scripts|configs|tests|docs|weights)/[^`\s]+)`")
 
 
 @pytest.mark.parametrize("doc", DOCS)

@@ -1,0 +1,14 @@
+"""Play the engine in a web browser (book 8.2): ``python -m dlgo_web`` or ``dlgo-web``.
+
+A local server on 127.0.0.1 serves a page with a Go board (Sabaki's Shudan component, bundled in
+``static/``: no network needed) and the book's ``POST /select-move/<bot>`` endpoint. Each engine
+config (``configs/engine/*.toml``) is one bot, played exactly as the GTP engine plays it.
+
+This package sits beside ``gtp_engine`` and uses its config, game and move decision; ``dlgo``
+imports neither.
+"""
+
+from dlgo_web.app import create_app
+from dlgo_web.bots import Bot, BotPool, load_bots
+
+__all__ = ["create_app", "load_bots", "Bot", "BotPool"]

@@ -1,0 +1,364 @@
+"""One game on the page: its own position on the server, the bot's search in a worker thread.
+
+The position, handicap, komi (with White's handicap compensation) and undo come from the GTP
+engine's ``Game``; the bot's move from the engine's ``choose_move`` (search, then the end-of-game
+rules of book 8.5: pass only into a won count, resign only after a run of lost moves). The page
+never waits on a search: a move request starts it and returns, the page polls the game, and
+``stop`` ends the search early (the bot then plays the best move found so far).
+
+Every change is checked first and raises :class:`PlayError` with the HTTP status and a message
+for the player, leaving the game as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from typing import Any
+
+from dlgo.deadstones import Count, count
+from dlgo.goboard import GameState, Move
+from dlgo.gotypes import Player, Point
+from dlgo.handicap import fixed_handicap_points, max_fixed_handicap
+from dlgo.sgf import SgfGame, write_game
+from dlgo.sgf.record import move_text
+from dlgo_web.analysis import count_json, ownership_json, search_json
+from dlgo_web.bots import Bot
+from dlgo_web.moves import MoveTextError, explain_illegal, parse_move
+from gtp_engine.decision import MoveChoice, choose_move
+from gtp_engine.game import Game
+from gtp_engine.resign_history import ResignHistory
+
+__all__ = ["PlayError", "GameSession", "GameStore", "MAX_GAMES"]
+
+log = logging.getLogger(__name__)
+
+MAX_GAMES = 200  # games kept on the server; the least recently used goes first
+
+
+class PlayError(Exception):
+    """A request that cannot be done now; nothing was changed. ``status`` is the HTTP answer."""
+
+    def __init__(self, message: str, status: int = 409) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class GameSession:
+    """A game between a person and a bot, with the bot's search running beside it."""
+
+    def __init__(self, bot: Bot, game: Game, human: Player) -> None:
+        self.id = secrets.token_urlsafe(12)
+        self.bot = bot
+        self.game = game
+        self.human = human
+        self.history = ResignHistory()
+        self.lock = threading.RLock()
+        self.result: dict[str, Any] | None = None  # set when the game is over
+        self.message = ""
+        self.last_search: dict[str, Any] | None = None  # the search behind the bot's last move
+        self.ownership: list[list[float]] | None = None
+        self.error: str | None = None
+        self._generation = 0  # bumped by undo and new searches: a late worker's answer is dropped
+        self._stop: threading.Event | None = None
+        self._worker: threading.Thread | None = None
+        self._live: dict[str, Any] | None = None  # the running search's latest progress
+        self.touched = time.monotonic()
+
+    # --- creating -------------------------------------------------------------------------------
+    @classmethod
+    def start(cls, bot: Bot, size: int, komi: float, handicap: int, human: Player) -> GameSession:
+        """A new game; the bot moves at once when it is its turn (White after a handicap)."""
+        if not bot.plays(size):
+            raise PlayError(f"bot {bot.name!r} does not play {size}x{size}", 422)
+        if handicap == 1 or handicap < 0 or handicap > max_fixed_handicap(size):
+            raise PlayError(f"handicap on {size}x{size}: 0 or 2 to {max_fixed_handicap(size)} stones", 422)
+        rule = bot.config.section("engine")["handicap_compensation"]
+        game = Game(size, size, komi, rule)
+        if handicap:
+            game.set_handicap(fixed_handicap_points(size, handicap))
+        session = cls(bot, game, human)
+        session._bot_moves_if_its_turn()
+        return session
+
+    @classmethod
+    def from_record(cls, bot: Bot, record: SgfGame, human: Player) -> GameSession:
+        """The game of an uploaded SGF, to continue from its last move."""
+        rows, cols = record.board_size
+        if rows != cols or not bot.plays(rows):
+            raise PlayError(f"bot {bot.name!r} does not play {cols}x{rows}: the record's board", 422)
+        start = max(record.setups, default=0)  # setup stones after a move: the game starts there
+        states = record.states()
+        rule = bot.config.section("engine")["handicap_compensation"]
+        game = Game(rows, cols, record.komi, rule)
+        game.load(states[start], record.moves[start:], record.handicap, states=states[start + 1 :])
+        session = cls(bot, game, human)
+        moves = game.moves
+        if moves and moves[-1][1].is_resign or record.result and "+R" in record.result.upper():
+            session.result = {"result": record.result or "", "reason": "the record ends in a resignation"}
+        elif game.state.is_over():
+            session._finish_by_count("both passed in the record")
+        else:
+            session._bot_moves_if_its_turn()
+        return session
+
+    # --- the person's requests ---------------------------------------------------------------
+    def play(self, text: str) -> None:
+        """The person plays ``text`` (``D4``, ``pass``); then the bot starts thinking."""
+        with self.lock:
+            self._expect_human_turn()
+            try:
+                move = parse_move(text, self.game.rows, self.game.cols)
+            except MoveTextError as e:
+                raise PlayError(str(e), 422) from None
+            if move.is_resign:
+                raise PlayError("use the resign button to resign", 422)
+            reason = self.game.state.illegal_reason(self.human, move)
+            if reason is not None:
+                raise PlayError(explain_illegal(reason, text), 422)
+            before = self.game.captures(self.human.other)
+            self.game.play(self.human, move)
+            taken = self.game.captures(self.human.other) - before
+            self.message = f"You captured {taken} stone{'s' * (taken > 1)}." if taken else ""
+            self.ownership = None
+            if self.game.state.is_over():
+                self._finish_by_count("both players passed")
+            else:
+                self._start_bot()
+
+    def resign(self) -> None:
+        with self.lock:
+            if self.result is not None:
+                raise PlayError("the game is already over")
+            self._cancel_search()
+            winner = "B" if self.human is Player.white else "W"
+            self.result = {"result": f"{winner}+R", "reason": "you resigned"}
+
+    def undo(self) -> None:
+        """Take back the person's last move and the bot's answer (a running search is dropped)."""
+        with self.lock:
+            if not any(who is self.human for who, _ in self.game.moves):
+                raise PlayError("nothing to undo: you have not moved yet")
+            self._cancel_search()
+            while self.game.moves:
+                who, _ = self.game.moves[-1]
+                self.game.undo()
+                if who is self.human:
+                    break
+            self.result = None
+            self.last_search = self.ownership = None
+            self.message = "Move taken back."
+
+    def stop(self) -> None:
+        """End the bot's search now: it plays the best move found so far."""
+        with self.lock:
+            if self._stop is None:
+                raise PlayError("the bot is not thinking")
+            self._stop.set()
+
+    def sgf(self) -> str:
+        with self.lock:
+            names = {self.human: "you", self.human.other: f"dlgo {self.bot.name}"}
+            result = None if self.result is None else self.result["result"] or None
+            return write_game(
+                self.game.moves,
+                self.game.initial,
+                black_name=names[Player.black],
+                white_name=names[Player.white],
+                result=result,
+                handicap=self.game.handicap,
+                komi=self.game.komi,
+            )
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the bot's search is over (tests, the book's endpoint); False on timeout."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+            return not worker.is_alive()
+        return True
+
+    @property
+    def thinking(self) -> bool:
+        return self._stop is not None
+
+    # --- the bot -------------------------------------------------------------------------------
+    def _expect_human_turn(self) -> None:
+        if self.result is not None:
+            raise PlayError("the game is over: start a new one or undo")
+        if self.thinking:
+            raise PlayError("the bot is thinking: wait for its move or press stop")
+        if self.game.state.next_player is not self.human:
+            raise PlayError("it is not your turn")
+
+    def _bot_moves_if_its_turn(self) -> None:
+        if self.result is None and self.game.state.next_player is self.human.other:
+            self._start_bot()
+
+    def _start_bot(self) -> None:
+        self._generation += 1
+        generation, stop = self._generation, threading.Event()
+        self._stop, self._live, self.error = stop, None, None
+        self._worker = threading.Thread(
+            target=self._think, args=(generation, stop), name=f"bot-{self.id}", daemon=True
+        )
+        self._worker.start()
+
+    def _cancel_search(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+        self._generation += 1
+        self._stop = self._live = None
+
+    def _think(self, generation: int, stop: threading.Event) -> None:
+        size, player = self.game.rows, self.human.other
+        try:
+            with self.lock:
+                state, moves, opponent_passed = self.game.state, self.game.num_moves, self.game.opponent_passed(player)
+                settings = self.bot.decision_settings(size)
+                previous = self.history.previous(state, player, settings.resign_consecutive_moves - 1)
+            agent = self.bot.acquire(size)
+            try:
+                choice = choose_move(
+                    agent,
+                    state,
+                    self.bot.budget(size, agent, stop),
+                    settings,
+                    moves + 1,
+                    opponent_passed,
+                    on_progress=lambda result: self._progress(generation, result),
+                    previous_values=previous,
+                )
+            finally:
+                self.bot.release(size, agent)
+            after = state.apply_move(choice.move) if not choice.move.is_resign else state
+            ownership = ownership_json(after, self._ownership_playouts())
+        except Exception as e:  # the page shows it; the game stays as it was
+            log.exception("the bot's search failed")
+            with self.lock:
+                if generation == self._generation:
+                    self.error = f"the bot failed: {e}"
+                    self._stop = self._live = None
+            return
+        with self.lock:
+            if generation != self._generation:
+                return  # undone or resigned meanwhile
+            self._apply_bot_move(choice, ownership)
+
+    def _progress(self, generation: int, result) -> None:
+        if generation == self._generation:
+            self._live = search_json(result)
+
+    def _ownership_playouts(self) -> int:
+        return int(self.bot.section("analysis", self.game.rows)["ownership_playouts"])
+
+    def _apply_bot_move(self, choice: MoveChoice, ownership: list[list[float]] | None) -> None:
+        player = self.human.other
+        self._stop = self._live = None
+        self.last_search = search_json(choice.result)
+        if self.last_search is not None:
+            self.last_search["move"] = move_text(choice.move)
+            self.last_search["reason"] = choice.reason
+        if choice.move.is_resign:
+            self.result = {"result": f"{'B' if player is Player.white else 'W'}+R", "reason": "the bot resigned"}
+            self.message = "The bot resigns."
+            return
+        before = self.game.captures(self.human)
+        self.history.record(self.game.play(player, choice.move), choice)
+        taken = self.game.captures(self.human) - before
+        self.ownership = ownership
+        if choice.move.is_pass:
+            self.message = "The bot passes: pass too to end the game and count, or play on."
+        else:
+            self.message = f"The bot captured {taken} stone{'s' * (taken > 1)}." if taken else ""
+        if self.game.state.is_over():
+            self._finish_by_count("both players passed")
+
+    def _finish_by_count(self, why: str) -> None:
+        counted = self.count()
+        self.result = {**count_json(counted), "reason": why}
+        self.message = f"Game over: {counted.result} ({why}; dead stones marked)."
+
+    def count(self) -> Count:
+        scoring = self.bot.section("scoring", self.game.rows)
+        return count(self.game.state, scoring["playouts"], scoring["seed"])
+
+    # --- what the page shows ------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        with self.lock:
+            state = self.game.state
+            last = self.game.moves[-1] if self.game.moves else None
+            return {
+                "id": self.id,
+                "bot": self.bot.name,
+                "agent": self.bot.agent_name(self.game.rows),
+                "size": self.game.rows,
+                "komi": self.game.komi,
+                "scoring_komi": self.game.scoring_komi,
+                "handicap": self.game.handicap,
+                "human": self.human.name,
+                "to_move": state.next_player.name,
+                "board": _sign_map(state),
+                "moves": [[who.name, move_text(m)] for who, m in self.game.moves],
+                "last_move": None if last is None else {"player": last[0].name, "move": move_text(last[1])},
+                "captures": {"black": self.game.captures(Player.white), "white": self.game.captures(Player.black)},
+                "ko": _ko_text(state),
+                "thinking": self.thinking,
+                "live": self._live,
+                "analysis": self.last_search,
+                "ownership": self.ownership,
+                "result": self.result,
+                "message": self.message,
+                "error": self.error,
+            }
+
+
+def _sign_map(state: GameState) -> list[list[int]]:
+    """Shudan's signMap: rows from the top, 1 black, -1 white, 0 empty."""
+    board = state.board
+    sign = {Player.black: 1, Player.white: -1, None: 0}
+    return [
+        [sign[board.get(Point(row, col))] for col in range(1, board.num_cols + 1)]
+        for row in range(board.num_rows, 0, -1)
+    ]
+
+
+def _ko_text(state: GameState) -> str | None:
+    """The point the player to move may not retake now (simple ko), as a vertex."""
+    if not state.ko_point:
+        return None
+    point = state.board.geometry.points[state.ko_point]
+    return None if point is None else move_text(Move.play(point))
+
+
+class GameStore:
+    """The games on the server, by id; the least recently used goes when there are too many."""
+
+    def __init__(self, limit: int = MAX_GAMES) -> None:
+        self._games: OrderedDict[str, GameSession] = OrderedDict()
+        self._lock = threading.Lock()
+        self.limit = limit
+
+    def add(self, session: GameSession) -> GameSession:
+        with self._lock:
+            self._games[session.id] = session
+            while len(self._games) > self.limit:
+                _, old = self._games.popitem(last=False)
+                with old.lock:
+                    old._cancel_search()
+        return session
+
+    def get(self, game_id: str) -> GameSession:
+        with self._lock:
+            session = self._games.get(game_id)
+            if session is None:
+                raise PlayError(f"no game {game_id!r} on this server (it may have been restarted)", 404)
+            self._games.move_to_end(game_id)
+        session.touched = time.monotonic()
+        return session
+
+    def __len__(self) -> int:
+        return len(self._games)
