@@ -27,7 +27,7 @@ __all__ = ["rollout", "rollout_value", "POLICIES"]
 POLICIES = ("fast", "random")
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: rollouts in the evaluator thread run beside the tree work
 def rollout(colors_in, w, to_move, ko, last, komi, max_moves, fast):
     """Play one rollout; returns the winner (1 black, 2 white, 0 jigo or undecided)."""
     n = colors_in.shape[0]

@@ -4,7 +4,7 @@ python -m dlgo.bench playouts --size 9     compiled random playouts (single proc
 python -m dlgo.bench mcts --size 9         MCTS rounds per second from the empty board
 python -m dlgo.bench selfplay --size 9     whole games of the Python RandomBot (rules core speed)
 python -m dlgo.bench nn --build zero --blocks 6 --filters 64 --size 9   (or --model FILE; --encoders)
-python -m dlgo.bench search --agent zero --model FILE --size 9   (or --build zero --blocks 6 --filters 64)
+python -m dlgo.bench search --agent zero --size 9   (shipped weights; or --model FILE, --build zero ...)
 python -m dlgo.bench firstmove             a fresh engine's first genmove (cold and warm ONNX cache)
 """
 
@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     z.add_argument("--threads", type=int, default=None)
     z.add_argument("--seed", type=int, default=1)
     z.add_argument("--no-pipeline", action="store_true", help="evaluate batches on the search thread")
+    z.add_argument("--runtime", choices=["fp32", "int8"], help="zero: the search's runtime (default: the config's)")
     f = sub.add_parser("firstmove", help="a fresh engine's first genmove on a short clock, and its overhead per move")
     f.add_argument("--config", default=None, help="engine config (default: configs/engine/default.toml)")
     f.add_argument("--sizes", default="9,19", help="comma-separated board sizes")
@@ -190,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
             args.seed,
             args.value_model,
             not args.no_pipeline,
+            runtime=args.runtime,
         )
     else:
         result = bench_selfplay(args.size, args.games, args.seed)

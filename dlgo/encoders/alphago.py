@@ -55,7 +55,7 @@ FEATURE_OFFSETS = {
 TURNS_TRACKED = 7  # older stones (and set-up stones) count as ">= 8"
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fill(colors, w, color, libs, legal, libs_after, captures, new_size, age, lad_cap, lad_esc, black_plane, out):
     n = colors.shape[0]
     for p in range(n):

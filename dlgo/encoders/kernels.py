@@ -3,7 +3,9 @@
 Boards are numpy int8 arrays over the padded grid of ``dlgo.goboard`` (0 empty, 1 black,
 2 white, 3 border; width ``w`` = columns + 2; padded index = row * w + col). Everything here
 reads a board and writes feature arrays indexed by padded index; the encoders turn those into
-planes. Nothing allocates Python objects, so a 19x19 analysis costs microseconds.
+planes. Nothing allocates Python objects, so a 19x19 analysis costs microseconds, and every kernel
+releases the GIL (``nogil``): a search encodes one batch in its evaluator thread while the tree
+grows in the other.
 
 - ``chain_info``: chain (string) of every stone: root, ring of stones, liberties, size.
 - ``analyse_moves``: for every empty point and the player to move: legal (not suicide),
@@ -34,7 +36,7 @@ __all__ = [
 # ctr (int64 scratch array): [0] flood-fill generation
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def chain_info(colors, w, label, nxt, libs, size):
     """Fill ``label`` (chain root per stone, -1 elsewhere), ``nxt`` (ring of a chain's stones),
     ``libs`` and ``size`` (valid at every stone of the chain)."""
@@ -59,7 +61,7 @@ def chain_info(colors, w, label, nxt, libs, size):
                 size[s] = ns
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def analyse_moves(
     colors, w, color, label, nxt, libs, size, zob, h0, full, legal, libs_after, captures, new_size, hash_after
 ):
@@ -155,7 +157,7 @@ def analyse_moves(
         new_size[p] = ns
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def analyse(colors, w, color, zob, h0, full):
     """``chain_info`` and ``analyse_moves`` in one call.
 
@@ -185,7 +187,7 @@ def analyse(colors, w, color, zob, h0, full):
     return info, hash_after
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def stone_liberty_planes(colors, w, first_color, libs, max_libs, out):
     """Stones of ``first_color`` into planes ``0 .. max_libs - 1`` by the liberties of their
     string (capped at ``max_libs``), the other colour into ``max_libs .. 2 * max_libs - 1``."""

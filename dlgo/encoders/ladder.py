@@ -27,7 +27,7 @@ LADDER_MAX_NODES = 1000  # plays per read: real ladders need up to a few hundred
 # --- ladder reader (mutates ``colors`` and restores it) -------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play(colors, w, p, c, mark, ctr, stones, lib_out, cap):
     """Play ``c`` at empty ``p``, removing captured chains into ``cap``; -1 (and no change) if suicide."""
     colors[p] = c
@@ -50,7 +50,7 @@ def _play(colors, w, p, c, mark, ctr, stones, lib_out, cap):
     return ncap
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _undo(colors, p, c, cap, ncap):
     colors[p] = EMPTY
     opp = 3 - c
@@ -61,7 +61,7 @@ def _undo(colors, p, c, cap, ncap):
 MAX_CANDIDATES = 8  # defender's moves: extend, or capture one of up to 7 adjacent strings in atari
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _candidates(colors, w, s, attacker, d, mark, ctr, stones, lib_out, cand, row):
     """Moves of a node into ``cand[row]``: the attacker's ataris or the defender's escapes.
 
@@ -113,7 +113,7 @@ def _candidates(colors, w, s, attacker, d, mark, ctr, stones, lib_out, cand, row
     return nc
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _read(colors, w, s, attacker_to_move, sc):
     """True when the chain at ``s`` is captured in a ladder (iterative depth-first search).
 
@@ -213,7 +213,7 @@ def _read(colors, w, s, attacker_to_move, sc):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _scratch(n):
     maxd = LADDER_MAX_DEPTH + 1
     return (
@@ -227,13 +227,13 @@ def _scratch(n):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ladder_captured(colors, w, s, attacker_to_move):
     """Single read (tests, tools): is the chain at ``s`` captured in a ladder?"""
     return _read(colors.copy(), w, s, attacker_to_move, _scratch(colors.shape[0]))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ladder_features(colors, w, color, label, libs, legal, want_laddered, want_escape):
     """Ladder planes for ``color`` to move, as int8 [3, padded]:
 

@@ -59,7 +59,7 @@ PLANES = (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fill(colors, w, color, libs, laddered, lad_cap, history, komi_value, last_pass, out):
     n = colors.shape[0]
     for p in range(n):

@@ -372,8 +372,7 @@ class PUCTSearch:
         board = root.state.board
         num_cols, points = board.num_cols, board.num_rows * board.num_cols
         while True:
-            pos = node.select_branch(c)
-            node.add_virtual_visit(pos, vl)
+            pos = node.select_and_visit(c, vl)
             path.append((node, pos))
             child = node.children.get(pos)
             if child is None:
