@@ -126,3 +126,15 @@ def test_the_rules_core_imports_no_network_or_search_code():
 def test_every_module_is_a_small_room(path: Path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it by concern"
+
+
+def test_engine_start_up_loads_no_compiler_and_no_network_runtime():
+    """The engine answers its first commands before any agent is built: importing it must not
+    pull in numba, ONNX Runtime or Keras (each costs a second or more on a small machine)."""
+    import subprocess
+    import sys
+
+    probe = "import sys, gtp_engine.__main__; print(sorted(m for m in ('numba', 'onnxruntime', 'keras') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

@@ -10,7 +10,6 @@ uses the shared budget, result and agent interface.
 - ``agent``: ``PUCTAgent``, the generic PUCT ``SearchAgent`` on any evaluator.
 """
 
-from dlgo.search.agent import PUCTAgent
 from dlgo.search.base import (
     CandidateInfo,
     ProgressCallback,
@@ -19,15 +18,30 @@ from dlgo.search.base import (
     SearchResult,
     lower_confidence_bound,
 )
-from dlgo.search.puct import (
-    Evaluator,
-    PUCTSearch,
-    SearchSettings,
-    SearchStatistics,
-    dirichlet_alpha,
-    visit_distribution,
-)
-from dlgo.search.tree import ZeroTreeNode, puct_scores, terminal_value
+
+# The PUCT search compiles with numba: loaded on first use, so that the GTP engine's start-up
+# (which only needs the interface above) stays fast.
+_LAZY = {
+    "PUCTAgent": "dlgo.search.agent",
+    "Evaluator": "dlgo.search.puct",
+    "PUCTSearch": "dlgo.search.puct",
+    "SearchSettings": "dlgo.search.puct",
+    "SearchStatistics": "dlgo.search.puct",
+    "dirichlet_alpha": "dlgo.search.puct",
+    "visit_distribution": "dlgo.search.puct",
+    "ZeroTreeNode": "dlgo.search.tree",
+    "puct_scores": "dlgo.search.tree",
+    "terminal_value": "dlgo.search.tree",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'dlgo.search' has no attribute {name!r}")
+
 
 __all__ = [
     "SearchBudget",
