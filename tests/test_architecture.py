@@ -134,7 +134,8 @@ def test_engine_start_up_loads_no_compiler_and_no_network_runtime():
     import subprocess
     import sys
 
-    probe = "import sys, gtp_engine.__main__; print(sorted(m for m in ('numba', 'onnxruntime', 'keras') if m in sys.modules))"
+    heavy = "('numba', 'onnxruntime', 'keras')"
+    probe = f"import sys, gtp_engine.__main__; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
