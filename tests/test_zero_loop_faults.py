@@ -72,7 +72,7 @@ def test_pool_workers_and_resource_tracker_end_when_the_parent_is_killed(tmp_pat
         textwrap.dedent(
             """
             import os, time
-            from dlgo.zero.workers import ProcessPool
+            from dlgo.parallel import ProcessPool
 
             if __name__ == "__main__":
                 pool = ProcessPool(1)

@@ -88,8 +88,8 @@ def _player(spec: str, size: int, seed: int, temperature: float) -> Any:
 
 def play_eval_game(task: _GameTask) -> dict:
     """One game of the match, in a worker: the record as JSON."""
+    from dlgo.parallel import task_seed
     from dlgo.rl.simulate import simulate_game
-    from dlgo.zero.workers import task_seed
 
     s = task.settings
     agent = _player(s.agent, s.board_size, task_seed(s.seed, task.index, 0), s.temperature)
@@ -172,7 +172,7 @@ def run_evaluation(
     settings: EvalSettings, out: str | os.PathLike, workers: int = 1, gate: str | None = None, progress: bool = True
 ) -> dict:
     """Play the games not yet in ``out``; the summary of all of them (see module doc)."""
-    from dlgo.zero.workers import ProcessPool
+    from dlgo.parallel import ProcessPool
 
     out = Path(out)
     _check_folder(out, settings)

@@ -8,7 +8,7 @@ file is whole or absent), with the records of the games beside it (``task-00012.
 rerun into the same folder plays only the tasks without a file, so a stopped run never replays
 or loses a finished game; a larger ``games`` extends it. ``selfplay.json`` holds the settings
 and the model's hash: a folder belongs to one model. The workers are the Zero loop's process
-pool (``dlgo.zero.workers.ProcessPool``): they end with this process, however it ends.
+pool (``dlgo.parallel.ProcessPool``): they end with this process, however it ends.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def run_selfplay(
     settings: SelfPlaySettings, out: str | os.PathLike, workers: int = 1, progress: bool = True
 ) -> list[Path]:
     """Play the games of ``settings`` not yet in ``out``; the experience files of all of them."""
-    from dlgo.zero.workers import ProcessPool, task_seed
+    from dlgo.parallel import ProcessPool, task_seed
 
     out = Path(out)
     _check_folder(out, settings)

@@ -51,13 +51,14 @@ from typing import Any
 
 import numpy as np
 
+from dlgo.parallel import task_seed
 from dlgo.zero.experience import ReplayBuffer, combine_experience
 from dlgo.zero.loop_clock import PhaseClock, atomic_write, recover_clock
 from dlgo.zero.loop_config import LoopConfig, LoopConfigError
 from dlgo.zero.matches import gate_verdict, play_anchor, play_gating
 from dlgo.zero.report import ITERATION_COLUMNS, iteration_row, plot_loop, read_csv, status_line, write_csv
 from dlgo.zero.selfplay import SelfPlayGame, calibrate_resign_threshold
-from dlgo.zero.workers import ModelBlob, SelfPlayTask, make_pool, play_selfplay_task, task_seed
+from dlgo.zero.workers import ModelBlob, SelfPlayTask, make_pool, play_selfplay_task
 
 __all__ = ["ZeroLoop", "STATE"]
 

@@ -14,9 +14,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dlgo.parallel import task_seed
 from dlgo.zero.loop_config import GatingSettings
 from dlgo.zero.report import ELO_CLIP, ELO_COLUMNS, read_csv, write_csv
-from dlgo.zero.workers import GatingGame, GatingTask, ModelBlob, play_gating_task, task_seed
+from dlgo.zero.workers import GatingGame, GatingTask, ModelBlob, play_gating_task
 
 if TYPE_CHECKING:
     from dlgo.zero.loop import ZeroLoop

@@ -14,17 +14,11 @@ only the learner's machine writes the replay buffer).
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import os
 import shutil
-import signal
-import sys
 import tempfile
-import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,24 +26,18 @@ from typing import Any
 import numpy as np
 
 from dlgo.inference.card import card_path
+from dlgo.parallel import ProcessPool, init_worker, on_worker_exit
 
 __all__ = [
-    "task_seed",
     "ModelBlob",
     "SelfPlayTask",
     "GatingTask",
     "GatingGame",
     "play_selfplay_task",
     "play_gating_task",
-    "ProcessPool",
     "RayPool",
     "make_pool",
 ]
-
-
-def task_seed(*parts: int) -> int:
-    """A task's seed from the loop's seed and the task's coordinates (iteration, number, ...)."""
-    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
 
 
 @dataclass(frozen=True)
@@ -102,6 +90,7 @@ def _agent(blob: ModelBlob, role: str, board_size: int, params: dict[str, Any], 
 
         if _FOLDER is None:
             _FOLDER = tempfile.TemporaryDirectory(prefix="dlgo-zero-worker-")
+            on_worker_exit(lambda: shutil.rmtree(_FOLDER.name, ignore_errors=True))
         for old in [k for k in _AGENTS if k[1] == role]:
             del _AGENTS[old]
         path = blob.materialize(Path(_FOLDER.name))
@@ -220,99 +209,6 @@ def _light(task: Any) -> Any:
     return dataclasses.replace(task, **blank)
 
 
-def _init_worker(parent: int | None = None) -> None:
-    """Set up a worker process; with ``parent`` (the loop's pid), end it when the loop dies."""
-    # One core per worker: the network runs single-threaded (ONNX threads=1 above) and
-    # TensorFlow, loaded to read the model, should not start a thread per core either.
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    if parent is not None:
-        _follow_parent(parent)
-
-
-ORPHAN_POLL_SECONDS = 1.0  # how often a worker checks that the loop is still there
-_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-
-
-def _exit_now(code: int) -> None:
-    """Leave at once (a dying pool must not wait for this task), without our temporary files."""
-    if _FOLDER is not None:
-        shutil.rmtree(_FOLDER.name, ignore_errors=True)
-    os._exit(code)
-
-
-def _follow_parent(parent: int) -> None:
-    """A worker never outlives the loop, however the loop ends (``kill -9`` included).
-
-    Nothing in multiprocessing does this: a worker blocked on its task queue waits forever
-    for a parent that is gone, and keeps the resource tracker alive too (it exits once every
-    process holding its pipe has). Linux: the kernel sends SIGTERM when the parent dies
-    (``PR_SET_PDEATHSIG``; the workers are started from the loop's main thread, which lives as
-    long as the process). Everywhere: a thread that notices the parent changing.
-    """
-    signal.signal(signal.SIGTERM, lambda signum, frame: _exit_now(128 + signum))
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
-        except (OSError, AttributeError):
-            pass  # the thread below still works
-    if os.getppid() != parent:  # the parent died before the signal was armed
-        _exit_now(1)
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(ORPHAN_POLL_SECONDS)
-        _exit_now(1)
-
-    threading.Thread(target=watch, name="dlgo-parent-watch", daemon=True).start()
-
-
-class ProcessPool:
-    """``workers`` processes on this machine (spawned: no inherited TensorFlow state). They end
-    when this process ends, however it ends (``_follow_parent``)."""
-
-    def __init__(self, workers: int) -> None:
-        import multiprocessing
-
-        self.workers = max(1, workers)
-        self._pool = ProcessPoolExecutor(
-            self.workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_worker,
-            initargs=(os.getpid(),),
-        )
-
-    def run(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[Any]:
-        """Results in completion order; closing the iterator early cancels what has not started."""
-        pending: set[Future] = set()
-        queue = list(tasks)
-        try:
-            while queue or pending:
-                while queue and len(pending) < 2 * self.workers:
-                    pending.add(self._pool.submit(fn, queue.pop(0)))
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    yield f.result()
-        finally:
-            for f in pending:
-                f.cancel()
-
-    def close(self, abort: bool = False) -> None:
-        """Wait for the tasks under way, or with ``abort`` stop the workers at once (their
-        unfinished tasks are simply played again by the next run)."""
-        if abort:
-            for process in list(getattr(self._pool, "_processes", {}).values()):
-                process.terminate()  # no public way to stop a running task early
-        self._pool.shutdown(wait=not abort, cancel_futures=True)
-
-    def __enter__(self) -> ProcessPool:
-        return self
-
-    def __exit__(self, exc_type: object, *exc: object) -> None:
-        self.close(abort=exc_type is not None)
-
-
 class RayPool:
     """Tasks as Ray remote functions on a cluster (``address``: "auto", "ray://host:10001", or
     "local" for a Ray instance inside this process's machine, as the tests use)."""
@@ -382,7 +278,7 @@ def _ray_call(fn: Callable[[Any], Any], task: Any) -> Any:
 
     import ray
 
-    _init_worker()
+    init_worker()
     changes = {}
     for f in dataclasses.fields(task):
         value = getattr(task, f.name)
