@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from dlgo.alphago.pipeline.config import PipelineConfig
-from dlgo.alphago.pipeline.stages import Stage
+from dlgo.alphago.pipeline.stages import Stage, run_tasks, task_seed
 
 __all__ = ["PoolTask", "play_pool_task", "run_rl", "version_path"]
 
@@ -105,8 +105,6 @@ def play_pool_task(task: PoolTask) -> dict:
 
 
 def _play_iteration(config: PipelineConfig, folder: Path, i: int, progress: bool) -> dict:
-    from dlgo.zero.workers import ProcessPool, task_seed
-
     s = config.rl
     out = folder / f"exp-{i:04d}"
     out.mkdir(parents=True, exist_ok=True)
@@ -120,24 +118,8 @@ def _play_iteration(config: PipelineConfig, folder: Path, i: int, progress: bool
         for t, n in enumerate(counts)
         if not (out / f"task-{t:05d}.h5").exists()
     ]
-    bar = None
-    if progress and tasks:
-        from tqdm import tqdm
-
-        done = s.games_per_iteration - sum(t.games for t in tasks)
-        bar = tqdm(total=s.games_per_iteration, initial=done, unit="game", desc=f"rl {i}", file=sys.stderr)
-    try:
-        if config.workers <= 1 or len(tasks) <= 1:
-            results = map(play_pool_task, tasks)
-            for r in results:
-                bar is not None and bar.update(r["games"])
-        else:
-            with ProcessPool(min(config.workers, len(tasks))) as workers:
-                for r in workers.run(play_pool_task, tasks):
-                    bar is not None and bar.update(r["games"])
-    finally:
-        if bar is not None:
-            bar.close()
+    done = s.games_per_iteration - sum(t.games for t in tasks)
+    run_tasks(play_pool_task, tasks, config.workers, s.games_per_iteration, done, f"rl {i}", progress)
     wins = games = 0
     for t in range(len(counts)):
         for line in (out / f"task-{t:05d}.jsonl").read_text(encoding="utf-8").splitlines():

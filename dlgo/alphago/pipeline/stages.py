@@ -18,17 +18,31 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from dlgo.alphago.pipeline.config import PipelineConfig
 
-__all__ = ["Stage", "StageIncomplete", "expert_games", "run_supervised", "run_rollout", "fingerprint"]
+__all__ = [
+    "Stage",
+    "StageIncomplete",
+    "expert_games",
+    "run_supervised",
+    "run_rollout",
+    "fingerprint",
+    "run_tasks",
+    "task_seed",
+]
 
 
 class StageIncomplete(RuntimeError):
@@ -110,6 +124,38 @@ class Stage:
         data = {**self._identity(), "done": True, "outputs": outputs, "metrics": metrics or {}, "seconds": seconds}
         self._write(data)
         return {k: str(self.dir / v) for k, v in outputs.items()}
+
+
+def task_seed(*parts: int) -> int:
+    """A seed for one task from the run's seed and the task's numbers (independent streams)."""
+    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
+
+
+def run_tasks(fn: Callable[[Any], dict], tasks: list, workers: int, total: int, done: int, label: str,
+              progress: bool) -> None:  # fmt: skip
+    """Run ``fn`` on every task, in ``workers`` spawned processes when more than one, with a
+    progress bar counting each result's ``games``. Each task writes its own files, so a stop
+    loses only the tasks in progress."""
+    bar = None
+    if progress and tasks:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, initial=done, unit="game", desc=label, file=sys.stderr, dynamic_ncols=True)
+    try:
+        if workers <= 1 or len(tasks) <= 1:
+            results: Iterable[dict] = map(fn, tasks)
+            for r in results:
+                if bar is not None:
+                    bar.update(r["games"])
+        else:
+            context = multiprocessing.get_context("spawn")  # no forked TensorFlow state
+            with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context) as pool:
+                for r in pool.map(fn, tasks):
+                    if bar is not None:
+                        bar.update(r["games"])
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def expert_games(config: PipelineConfig, progress: bool = True) -> Path:

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from dlgo.alphago.pipeline.config import PipelineConfig
-from dlgo.alphago.pipeline.stages import Stage
+from dlgo.alphago.pipeline.stages import Stage, run_tasks, task_seed
 
 __all__ = ["ValueTask", "play_value_task", "run_value", "position_of_game"]
 
@@ -89,8 +89,6 @@ def play_value_task(task: ValueTask) -> dict:
 
 
 def _play(config: PipelineConfig, policy: str, out: Path, progress: bool) -> list[Path]:
-    from dlgo.zero.workers import ProcessPool, task_seed
-
     s = config.value
     per = max(1, s.games_per_task)
     counts = [min(per, s.games - start) for start in range(0, s.games, per)]
@@ -100,23 +98,8 @@ def _play(config: PipelineConfig, policy: str, out: Path, progress: bool) -> lis
         for t, n in enumerate(counts)
         if not files[t].exists()
     ]
-    bar = None
-    if progress and tasks:
-        from tqdm import tqdm
-
-        done = s.games - sum(t.games for t in tasks)
-        bar = tqdm(total=s.games, initial=done, unit="game", desc="value self-play", file=sys.stderr)
-    try:
-        if config.workers <= 1 or len(tasks) <= 1:
-            for r in map(play_value_task, tasks):
-                bar is not None and bar.update(r["games"])
-        else:
-            with ProcessPool(min(config.workers, len(tasks))) as pool:
-                for r in pool.run(play_value_task, tasks):
-                    bar is not None and bar.update(r["games"])
-    finally:
-        if bar is not None:
-            bar.close()
+    done = s.games - sum(t.games for t in tasks)
+    run_tasks(play_value_task, tasks, config.workers, s.games, done, "value self-play", progress)
     return files
 
 
