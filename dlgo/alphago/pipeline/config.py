@@ -56,7 +56,7 @@ class RLStage:
     iterations: int = 5
     games_per_iteration: int = 200
     games_per_task: int = 10
-    lr: float = 0.002
+    lr: float = 0.0002
     clipnorm: float = 1.0
     batch_size: int = 256
     temperature: float = 0.0  # chance of an off-policy random move (book 10.3)
