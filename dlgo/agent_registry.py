@@ -282,6 +282,7 @@ def _build_alphago(params: Mapping[str, Any], size: int) -> SearchAgent:
         lambda_value=float(params["lambda_value"]),
         rollouts=int(params["rollouts"]),
         rollout_policy=str(params["rollout_policy"]),
+        rollout_model=model_file(params, "rollout_model", "alphago") if params["rollout_model"] else None,
         batch_size=int(params["batch_size"]),
         reuse_tree=bool(params["reuse_tree"]),
         cache_size=int(params["cache_size"]),
@@ -321,8 +322,11 @@ register(
             "rollout_policy": Param(
                 str,
                 "fast",
-                "rollout moves: fast (captures and atari escapes first) or random",
+                "rollout moves: fast (captures and atari escapes first) or random; rollout_model overrides",
                 choices=("fast", "random"),
+            ),
+            "rollout_model": Param(
+                str, "", "trained fast rollout policy (.keras, book 13.2) for the rollouts; empty: none", path=True
             ),
             "batch_size": Param(int, 8, "leaves evaluated per network call", minimum=1, maximum=256),
             "reuse_tree": _REUSE,
@@ -332,7 +336,11 @@ register(
         },
         build=_build_alphago,
         searches=True,
-        files_needed=lambda params: ["policy_model"] + (["value_model"] if params["lambda_value"] > 0 else []),
+        files_needed=lambda params: (
+            ["policy_model"]
+            + (["value_model"] if params["lambda_value"] > 0 else [])
+            + (["rollout_model"] if params["rollout_model"] else [])
+        ),
         aliases={"num_simulations": "rounds", "c_u": "exploration"},
     )
 )

@@ -65,6 +65,7 @@ class AlphaGoMCTS(PUCTAgent):
         rollouts: int = 1,
         rollout_policy: str = "fast",
         rollout_limit: int | None = None,
+        rollout_model: str | os.PathLike | None = None,
         backend: str = "auto",
         cache_size: int = 50_000,
         threads: int | None = None,
@@ -72,7 +73,9 @@ class AlphaGoMCTS(PUCTAgent):
         **kwargs,
     ) -> AlphaGoMCTS:
         """An agent on saved networks: the (strong) policy network for priors and, unless
-        ``value_model`` is None, the value network; random symmetry and a cache for both."""
+        ``value_model`` is None, the value network; random symmetry and a cache for both.
+        ``rollout_model``: a trained fast rollout policy (book 13.2), which sets ``rollout_policy``
+        to "trained"."""
         from dlgo.inference import BatchEvaluator, load_model
 
         def evaluator(path, head):
@@ -83,5 +86,10 @@ class AlphaGoMCTS(PUCTAgent):
 
         policy = evaluator(policy_model, "policy")
         value = evaluator(value_model, "value") if value_model else None
-        combined = AlphaGoEvaluator(policy, value, lambda_value, rollouts, rollout_policy, rollout_limit)
+        weights = None
+        if rollout_model:
+            from dlgo.alphago.trained_rollout import load_rollout_weights
+
+            weights, rollout_policy = load_rollout_weights(rollout_model), "trained"
+        combined = AlphaGoEvaluator(policy, value, lambda_value, rollouts, rollout_policy, rollout_limit, weights)
         return cls(combined, seed=seed, **kwargs)

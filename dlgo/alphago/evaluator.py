@@ -21,6 +21,7 @@ from typing import Protocol
 import numpy as np
 
 from dlgo.alphago.rollout import POLICIES, rollout_value
+from dlgo.alphago.trained_rollout import trained_rollout_value
 from dlgo.goboard import GameState
 
 __all__ = ["AlphaGoEvaluator", "PolicySource", "ValueSource"]
@@ -40,6 +41,8 @@ class AlphaGoEvaluator:
     ``policy``/``value``: ``dlgo.inference.BatchEvaluator`` objects (or anything with ``policy`` /
     ``value``); ``value=None`` or ``lambda_value=0`` means rollouts only, ``lambda_value=1`` no
     rollouts. ``rollout_limit``: moves per rollout before it counts as undecided (None: to the end).
+    ``rollout_policy`` "trained" plays rollouts by a trained fast policy (book 13.2): pass its
+    pattern weights as ``rollout_weights`` (``dlgo.alphago.trained_rollout.load_rollout_weights``).
     """
 
     def __init__(
@@ -50,11 +53,14 @@ class AlphaGoEvaluator:
         rollouts: int = 1,
         rollout_policy: str = "fast",
         rollout_limit: int | None = None,
+        rollout_weights: np.ndarray | None = None,
     ) -> None:
         if not 0.0 <= lambda_value <= 1.0:
             raise ValueError("lambda_value must be in [0, 1]")
-        if rollout_policy not in POLICIES:
-            raise ValueError(f"rollout_policy must be one of {', '.join(POLICIES)}")
+        if rollout_policy not in (*POLICIES, "trained"):
+            raise ValueError(f"rollout_policy must be one of {', '.join(POLICIES)}, trained")
+        if rollout_policy == "trained" and rollout_weights is None:
+            raise ValueError("rollout_policy 'trained' needs the rollout network's weights")
         if value is None and lambda_value > 0:
             lambda_value = 0.0
         if lambda_value < 1.0 and rollouts < 1:
@@ -65,6 +71,7 @@ class AlphaGoEvaluator:
         self.rollouts = rollouts
         self.rollout_policy = rollout_policy
         self.rollout_limit = rollout_limit
+        self.rollout_weights = rollout_weights
         self.rollouts_played = 0
 
     def evaluate(self, states: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray]:
@@ -89,6 +96,8 @@ class AlphaGoEvaluator:
 
     def rollout(self, state: GameState) -> float:
         self.rollouts_played += self.rollouts
+        if self.rollout_policy == "trained":
+            return trained_rollout_value(state, self.rollout_weights, self.rollout_limit, self.rollouts)
         return rollout_value(state, self.rollout_limit, self.rollout_policy, self.rollouts)
 
     @property

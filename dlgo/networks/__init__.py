@@ -8,6 +8,7 @@ planes ``(rows, cols, planes)``.
   hidden layer; ``move_predictor(name, encoder)`` adds the softmax over the board points.
 - ``chapter6``: the book's 9x9 MLP and CNNs (6.3-6.7), exact parameter counts.
 - ``alphago``: AlphaGo policy (13 conv layers, 192 filters) and value networks (book 13.1).
+- ``rollout``: AlphaGo's fast rollout policy, one linear 5x5 convolution (book 13.2).
 - ``zero``: residual network with batch norm, a convolutional policy head with pass and a
   globally pooled tanh value head; input ``(None, None, planes)`` so one network plays every
   board size.
@@ -72,6 +73,14 @@ def _alphago_policy(encoder: Encoder, blocks: int, filters: int, size_independen
     return policy_network(encoder.shape(), num_filters=filters)
 
 
+def _rollout(encoder: Encoder, blocks: int, filters: int, size_independent: bool) -> keras.Model:
+    from dlgo.networks.rollout import rollout_network
+
+    if encoder.name() != "sevenplane":
+        raise ValueError("the rollout policy reads the sevenplane encoder (the compiled rollouts compute its planes)")
+    return rollout_network(encoder.shape())
+
+
 def _alphago_value(encoder: Encoder, blocks: int, filters: int, size_independent: bool) -> keras.Model:
     from dlgo.networks.alphago import value_network
 
@@ -86,6 +95,7 @@ NETWORKS: dict[str, NetworkType] = {
         NetworkType("medium", "the book's medium move predictor (7.3)", "sevenplane", _trunk("medium")),
         NetworkType("large", "the book's large move predictor (7.3)", "sevenplane", _trunk("large")),
         NetworkType("alphago", "AlphaGo's policy network, 13 conv layers (book 13.1)", "alphago", _alphago_policy),
+        NetworkType("rollout", "AlphaGo's fast rollout policy, linear patterns (book 13.2)", "sevenplane", _rollout),
         NetworkType(
             "alphago-value", "AlphaGo's value network (book 13.1)", "alphago_value", _alphago_value, supervised=False
         ),
