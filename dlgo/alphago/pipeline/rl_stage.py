@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from dlgo.alphago.pipeline.config import PipelineConfig
-from dlgo.alphago.pipeline.stages import Stage, run_tasks, task_seed
+from dlgo.alphago.pipeline.stages import Stage, run_tasks
+from dlgo.parallel import task_seed
 
 __all__ = ["PoolTask", "play_pool_task", "run_rl", "version_path"]
 

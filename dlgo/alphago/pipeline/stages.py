@@ -18,20 +18,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
 import shlex
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from dlgo.alphago.pipeline.config import PipelineConfig
+from dlgo.parallel import ProcessPool
 
 __all__ = [
     "Stage",
@@ -41,7 +38,6 @@ __all__ = [
     "run_rollout",
     "fingerprint",
     "run_tasks",
-    "task_seed",
 ]
 
 
@@ -126,11 +122,6 @@ class Stage:
         return {k: str(self.dir / v) for k, v in outputs.items()}
 
 
-def task_seed(*parts: int) -> int:
-    """A seed for one task from the run's seed and the task's numbers (independent streams)."""
-    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
-
-
 def run_tasks(fn: Callable[[Any], dict], tasks: list, workers: int, total: int, done: int, label: str,
               progress: bool) -> None:  # fmt: skip
     """Run ``fn`` on every task, in ``workers`` spawned processes when more than one, with a
@@ -148,9 +139,9 @@ def run_tasks(fn: Callable[[Any], dict], tasks: list, workers: int, total: int, 
                 if bar is not None:
                     bar.update(r["games"])
         else:
-            context = multiprocessing.get_context("spawn")  # no forked TensorFlow state
-            with ProcessPoolExecutor(min(workers, len(tasks)), mp_context=context) as pool:
-                for r in pool.map(fn, tasks):
+            # spawned workers that die with this process (dlgo.parallel), as the Zero loop's
+            with ProcessPool(min(workers, len(tasks))) as pool:
+                for r in pool.run(fn, tasks):
                     if bar is not None:
                         bar.update(r["games"])
     finally:

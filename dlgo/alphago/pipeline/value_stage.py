@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from dlgo.alphago.pipeline.config import PipelineConfig
-from dlgo.alphago.pipeline.stages import Stage, run_tasks, task_seed
+from dlgo.alphago.pipeline.stages import Stage, run_tasks
+from dlgo.parallel import task_seed
 
 __all__ = ["ValueTask", "play_value_task", "run_value", "position_of_game"]
 
