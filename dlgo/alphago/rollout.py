@@ -19,8 +19,7 @@ import numpy as np
 from numba import njit
 
 from dlgo.goboard import GameState
-from dlgo.kernels import BLACK, WHITE
-from dlgo.playout.kernel import area_owner, play_out, work_arrays
+from dlgo.playout.kernel import area_winner, play_out, work_arrays
 
 __all__ = ["rollout", "rollout_value", "POLICIES"]
 
@@ -36,13 +35,7 @@ def rollout(colors_in, w, to_move, ko, last, komi, max_moves, fast):
     _, finished = play_out(colors, w, to_move, ko, last, max_moves, fast, head, nxt, libs, size, empties, epos)
     if not finished:
         return 0
-    owner = np.empty(n, np.int8)
-    score = area_owner(colors, w, owner) - komi
-    if score > 0:
-        return BLACK
-    if score < 0:
-        return WHITE
-    return 0
+    return area_winner(colors, w, np.empty(n, np.int8), komi)
 
 
 def rollout_value(state: GameState, max_moves: int | None = None, policy: str = "fast", count: int = 1) -> float:

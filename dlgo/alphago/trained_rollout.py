@@ -22,7 +22,7 @@ from numba import njit
 
 from dlgo.goboard import GameState
 from dlgo.kernels import BLACK, EMPTY, WHITE, is_eye, neighbor
-from dlgo.playout.kernel import _is_legal, _play, area_owner, init_strings, work_arrays
+from dlgo.playout.kernel import area_winner, init_strings, is_legal, play_stone, work_arrays
 
 __all__ = ["load_rollout_weights", "trained_rollout", "trained_rollout_value", "pattern_scores"]
 
@@ -127,7 +127,7 @@ def _sample(colors, w, head, libs, c, ko, scores, weights_out):
                     break
         if pick < 0:
             return 0
-        if _is_legal(colors, w, head, libs, pick, c, ko):
+        if is_legal(colors, w, head, libs, pick, c, ko):
             return pick
         total -= weights_out[pick]
         weights_out[pick] = 0.0
@@ -157,18 +157,12 @@ def trained_rollout(colors_in, w, to_move, ko, komi, max_moves, weights):
             ko = 0
         else:
             passes = 0
-            n_empty, ko = _play(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c)
+            n_empty, ko = play_stone(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c)
         moves += 1
         c = 3 - c
     if passes < 2:
         return 0
-    owner = np.empty(n, np.int8)
-    score = area_owner(colors, w, owner) - komi
-    if score > 0:
-        return BLACK
-    if score < 0:
-        return WHITE
-    return 0
+    return area_winner(colors, w, np.empty(n, np.int8), komi)
 
 
 def trained_rollout_value(state: GameState, weights: np.ndarray, max_moves: int | None = None, count: int = 1) -> float:

@@ -86,7 +86,7 @@ def work_arrays(n):
 
 
 @njit(cache=True)
-def _is_legal(colors, w, head, libs, p, c, ko):
+def is_legal(colors, w, head, libs, p, c, ko):
     """Legal for ``c`` at empty ``p``: not the ko point and not suicide after captures."""
     if p == ko:
         return False
@@ -136,7 +136,7 @@ def _remove_string(colors, w, head, nxt, libs, empties, epos, n_empty, h):
 
 
 @njit(cache=True)
-def _play(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c):
+def play_stone(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c):
     """Play a legal move; returns (new empty count, ko point or 0)."""
     i = epos[p]
     last = empties[n_empty - 1]
@@ -201,7 +201,7 @@ def _select(colors, w, head, libs, empties, epos, n_empty, c, ko):
     while k > 0:
         i = np.random.randint(k)
         p = empties[i]
-        if not is_eye(colors, w, p, c) and _is_legal(colors, w, head, libs, p, c, ko):
+        if not is_eye(colors, w, p, c) and is_legal(colors, w, head, libs, p, c, ko):
             return p
         k -= 1
         q = empties[k]
@@ -290,7 +290,7 @@ def urgent_move(colors, w, head, nxt, libs, last, c, ko):
         p = last if k == 4 else neighbor(last, w, k)
         if colors[p] == opp:
             lib = _single_liberty(colors, w, head, nxt, libs, head[p])
-            if lib and _is_legal(colors, w, head, libs, lib, c, ko):
+            if lib and is_legal(colors, w, head, libs, lib, c, ko):
                 return lib
     for k in range(4):
         p = neighbor(last, w, k)
@@ -301,7 +301,7 @@ def urgent_move(colors, w, head, nxt, libs, last, c, ko):
                 for j in range(4):
                     if colors[neighbor(lib, w, j)] == EMPTY:
                         room += 1
-                if room >= 2 and _is_legal(colors, w, head, libs, lib, c, ko):
+                if room >= 2 and is_legal(colors, w, head, libs, lib, c, ko):
                     return lib
     return 0
 
@@ -324,7 +324,7 @@ def play_out(colors, w, to_move, ko, last, max_moves, fast, head, nxt, libs, siz
             ko = 0
         else:
             passes = 0
-            n_empty, ko = _play(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c)
+            n_empty, ko = play_stone(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c)
         last = p
         moves += 1
         c = 3 - c
@@ -343,6 +343,18 @@ def default_max_moves(n_points):
 
 
 @njit(cache=True)
+def area_winner(colors, w, owner, komi):
+    """The winner of a finished board by area count and komi: 1 black, 2 white, 0 jigo
+    (``owner`` is filled with each point's owner on the way)."""
+    score = area_owner(colors, w, owner) - komi
+    if score > 0:
+        return BLACK
+    if score < 0:
+        return WHITE
+    return 0
+
+
+@njit(cache=True)
 def playout(colors_in, w, to_move, ko, komi, max_moves):
     """One random playout from a position; returns (winner 1/2 or 0 for jigo, moves played)."""
     n = colors_in.shape[0]
@@ -350,12 +362,7 @@ def playout(colors_in, w, to_move, ko, komi, max_moves):
     head, nxt, libs, size, empties, epos = work_arrays(n)
     owner = np.empty(n, np.int8)
     moves = _playout_in_place(colors, w, to_move, ko, max_moves, head, nxt, libs, size, empties, epos)
-    score = area_owner(colors, w, owner) - komi
-    if score > 0:
-        return BLACK, moves
-    if score < 0:
-        return WHITE, moves
-    return 0, moves
+    return area_winner(colors, w, owner, komi), moves
 
 
 @njit(cache=True)
@@ -406,7 +413,7 @@ def candidate_moves(colors_in, w, to_move, ko):
     count = 0
     for p in range(n):
         if colors[p] == EMPTY and not is_eye(colors, w, p, to_move):
-            if _is_legal(colors, w, head, libs, p, to_move, ko):
+            if is_legal(colors, w, head, libs, p, to_move, ko):
                 out[count] = p
                 count += 1
     return out[:count]
