@@ -64,8 +64,9 @@ def test_rollout_kernel_scores_are_the_networks_logits():
     empty points equals the Keras model's output there (up to the mass on occupied points)."""
     import keras
 
-    from dlgo.alphago.trained_rollout import _liberties, pattern_scores
+    from dlgo.alphago.trained_rollout import pattern_scores
     from dlgo.encoders import get_encoder_by_name
+    from dlgo.encoders.kernels import chain_info
     from dlgo.networks.rollout import rollout_network
     from dlgo.playout.kernel import init_strings, work_arrays
 
@@ -84,7 +85,8 @@ def test_rollout_kernel_scores_are_the_networks_logits():
     head, nxt, libs, size, empties, epos = work_arrays(len(colors))
     init_strings(colors, w, head, nxt, libs, size, empties, epos)
     exact = np.empty(len(colors), np.int32)
-    _liberties(colors, w, head, nxt, np.empty(len(colors), np.int32), exact)
+    scratch = [np.empty(len(colors), np.int32) for _ in range(3)]
+    chain_info(colors, w, scratch[0], scratch[1], exact, scratch[2])
     scores = np.empty(len(colors), np.float64)
     weights = np.ascontiguousarray(model.get_weights()[0][:, :, :, 0], dtype=np.float64)
     pattern_scores(colors, w, state.next_player.value, state.ko_point, weights, exact, scores)
@@ -102,7 +104,8 @@ def test_trained_rollouts_finish_games_and_follow_the_weights():
     values = [trained_rollout_value(state, zero) for _ in range(20)]
     assert set(values) <= {-1.0, 0.0, 1.0} and any(v != 0 for v in values)
     # A policy that only likes points next to an opponent string in atari captures it at once.
-    from dlgo.alphago.trained_rollout import _liberties, _sample, pattern_scores
+    from dlgo.alphago.trained_rollout import _sample, pattern_scores
+    from dlgo.encoders.kernels import chain_info
     from dlgo.playout.kernel import init_strings, work_arrays
 
     for move in ["B3", "C3", "D3", "E5", "C2"]:  # White's C3 is in atari, Black to move
@@ -113,7 +116,8 @@ def test_trained_rollouts_finish_games_and_follow_the_weights():
     head, nxt, libs, size, empties, epos = work_arrays(n)
     init_strings(colors, w, head, nxt, libs, size, empties, epos)
     exact = np.empty(n, np.int32)
-    _liberties(colors, w, head, nxt, np.empty(n, np.int32), exact)
+    scratch = [np.empty(n, np.int32) for _ in range(3)]
+    chain_info(colors, w, scratch[0], scratch[1], exact, scratch[2])
     capture = np.zeros((5, 5, 7))
     for i, j in [(1, 2), (3, 2), (2, 1), (2, 3)]:
         capture[i, j, 3] = 30.0  # plane 3: opponent stones with one liberty

@@ -20,8 +20,9 @@ import os
 import numpy as np
 from numba import njit
 
+from dlgo.encoders.kernels import chain_info
 from dlgo.goboard import GameState
-from dlgo.kernels import BLACK, EMPTY, WHITE, is_eye, neighbor
+from dlgo.kernels import BLACK, EMPTY, WHITE, is_eye
 from dlgo.playout.kernel import area_winner, init_strings, is_legal, play_stone, work_arrays
 
 __all__ = ["load_rollout_weights", "trained_rollout", "trained_rollout_value", "pattern_scores"]
@@ -38,36 +39,6 @@ def load_rollout_weights(path: str | os.PathLike) -> np.ndarray:
     if len(kernels) != 1 or kernels[0].shape[2:] != (PLANES, 1):
         raise ValueError(f"{path}: not a rollout network (one linear convolution over 7 planes)")
     return np.ascontiguousarray(kernels[0][:, :, :, 0], dtype=np.float64)
-
-
-@njit(cache=True)
-def _liberties(colors, w, head, nxt, mark, out):
-    """Exact liberties of every string, stored at its stones (``out[p]``); ``mark`` is scratch."""
-    n = colors.shape[0]
-    for p in range(n):
-        out[p] = 0
-        mark[p] = -1
-    for h in range(n):
-        c = colors[h]
-        if (c != BLACK and c != WHITE) or head[h] != h:
-            continue
-        count = 0
-        s = h
-        while True:
-            for k in range(4):
-                m = neighbor(s, w, k)
-                if colors[m] == EMPTY and mark[m] != h:
-                    mark[m] = h
-                    count += 1
-            s = nxt[s]
-            if s == h:
-                break
-        s = h
-        while True:
-            out[s] = count
-            s = nxt[s]
-            if s == h:
-                break
 
 
 @njit(cache=True)
@@ -141,15 +112,17 @@ def trained_rollout(colors_in, w, to_move, ko, komi, max_moves, weights):
     colors = colors_in.copy()
     head, nxt, libs, size, empties, epos = work_arrays(n)
     n_empty = init_strings(colors, w, head, nxt, libs, size, empties, epos)
-    libs_exact = np.empty(n, np.int32)
-    mark = np.empty(n, np.int32)
+    libs_exact = np.empty(n, np.int32)  # exact liberties at every stone (the playout keeps pseudo-liberties)
+    label = np.empty(n, np.int32)
+    ring = np.empty(n, np.int32)
+    chain_size = np.empty(n, np.int32)
     scores = np.empty(n, np.float64)
     scratch = np.empty(n, np.float64)
     passes = 0
     moves = 0
     c = to_move
     while moves < max_moves and passes < 2:
-        _liberties(colors, w, head, nxt, mark, libs_exact)
+        chain_info(colors, w, label, ring, libs_exact, chain_size)
         pattern_scores(colors, w, c, ko, weights, libs_exact, scores)
         p = _sample(colors, w, head, libs, c, ko, scores, scratch)
         if p == 0:

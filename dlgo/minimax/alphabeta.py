@@ -17,7 +17,7 @@ import math
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
 from dlgo.minimax.depthprune import DepthLimitedAgent
-from dlgo.minimax.scores import MIN_SCORE, EvalFn, SearchStats, terminal_score
+from dlgo.minimax.scores import MIN_SCORE, EvalFn, SearchStats, leaf_value
 
 __all__ = ["alpha_beta_result", "AlphaBetaAgent"]
 
@@ -38,12 +38,9 @@ def alpha_beta_result(
     move) is exact; outside them it is only a bound, which is enough for the parent to
     reject the move.
     """
-    if stats is not None:
-        stats.nodes += 1
-    if game_state.is_over():
-        return terminal_score(game_state)
-    if max_depth == 0:
-        return eval_fn(game_state)
+    leaf = leaf_value(game_state, max_depth, eval_fn, stats)
+    if leaf is not None:
+        return leaf
     best_so_far = MIN_SCORE
     white_to_move = game_state.next_player == Player.white
     for move in game_state.legal_moves():

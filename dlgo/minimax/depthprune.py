@@ -11,7 +11,7 @@ import random
 from dlgo.agent.base import Agent
 from dlgo.goboard import BLACK, WHITE, GameState, Move
 from dlgo.gotypes import Player
-from dlgo.minimax.scores import MIN_SCORE, EvalFn, GameTreeState, SearchStats, terminal_score
+from dlgo.minimax.scores import MIN_SCORE, EvalFn, GameTreeState, SearchStats, leaf_value
 
 __all__ = ["capture_diff", "depth_pruned_result", "DepthLimitedAgent", "DepthPrunedAgent"]
 
@@ -37,12 +37,9 @@ def depth_pruned_result(
 
     The book calls this ``best_result``; the name here tells it from full-tree minimax.
     """
-    if stats is not None:
-        stats.nodes += 1
-    if game_state.is_over():
-        return terminal_score(game_state)
-    if max_depth == 0:
-        return eval_fn(game_state)
+    leaf = leaf_value(game_state, max_depth, eval_fn, stats)
+    if leaf is not None:
+        return leaf
     best_so_far = MIN_SCORE
     for move in game_state.legal_moves():
         ours = -depth_pruned_result(game_state.apply_move(move), max_depth - 1, eval_fn, stats)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["GameTreeState", "EvalFn", "SearchStats", "MAX_SCORE", "MIN_SCORE", "terminal_score"]
+__all__ = ["GameTreeState", "EvalFn", "SearchStats", "MAX_SCORE", "MIN_SCORE", "terminal_score", "leaf_value"]
 
 # A won (lost) game is worth more (less) than any board evaluation (book 4.4).
 MAX_SCORE = 999999
@@ -44,3 +44,16 @@ def terminal_score(game_state: GameTreeState) -> int:
     if winner is None:
         return 0
     return MAX_SCORE if winner == game_state.next_player else MIN_SCORE
+
+
+def leaf_value(game_state: GameTreeState, max_depth: int, eval_fn: EvalFn, stats: SearchStats | None) -> float | None:
+    """Count the visit; the value of a finished game or of the depth limit, else None (search on).
+
+    What a leaf is, for depth-limited minimax and alpha-beta alike (book 4.4)."""
+    if stats is not None:
+        stats.nodes += 1
+    if game_state.is_over():
+        return terminal_score(game_state)
+    if max_depth == 0:
+        return eval_fn(game_state)
+    return None
