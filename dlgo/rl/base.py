@@ -55,10 +55,12 @@ def one_hot_actions(actions: np.ndarray, num_points: int, values: np.ndarray | N
 
 def compile_sgd(model: keras.Model, lr: float, clipnorm: float | None, loss: Any, loss_weights: Any = None) -> None:
     """Plain SGD, as the book trains every chapter 10-12 agent (no momentum: each batch of fresh
-    experience is seen once)."""
+    experience is seen once). ``clipnorm`` bounds the norm of the whole gradient: Keras'
+    ``clipnorm`` clips each weight tensor on its own, which with every tensor over the limit
+    moves each by the full learning rate whatever its size (docs/rl.md)."""
     import keras
 
-    kw = {"clipnorm": clipnorm} if clipnorm else {}
+    kw = {"global_clipnorm": clipnorm} if clipnorm else {}
     model.compile(optimizer=keras.optimizers.SGD(learning_rate=lr, **kw), loss=loss, loss_weights=loss_weights)
 
 
