@@ -118,6 +118,18 @@ def test_q_network_has_board_and_action_inputs_and_learns_the_reward() -> None:
     assert agent.select_move(state) == Move.play(agent.encoder.decode_point_index(12))  # greedy
 
 
+def test_q_values_of_all_moves_from_one_trunk_pass_equal_the_two_input_network() -> None:
+    agent = new_agent("q", SIZE, width=8, seed=2)
+    state = GameState.new_game(SIZE).apply_move(Move.play(Point(3, 3))).apply_move(Move.play(Point(2, 3)))
+    points = [agent.encoder.encode_point(m.point) for m in state.legal_moves() if m.is_play]
+    factored = agent.action_values(state, points)
+    assert agent._head is not None  # the one-pass path was taken
+    board = np.repeat(agent.encoder.encode(state)[None], len(points), axis=0)
+    direct = agent.model([board, one_hot_actions(np.array(points), SIZE * SIZE)], training=False)
+    np.testing.assert_allclose(factored, np.asarray(direct).reshape(-1), atol=1e-5)
+    assert np.ptp(factored) > 0  # the moves get different values, so the check means something
+
+
 def test_actor_critic_advantage_and_loss_weights() -> None:
     agent = new_agent("ac", SIZE, width=8, seed=1)
     state = GameState.new_game(SIZE)

@@ -86,7 +86,7 @@ def load_rl_agent(
     *,
     kind: str | None = None,
     seed: int | None = None,
-    backend: str = "compiled",
+    backend: str = "auto",
 ) -> RLAgent:
     """The agent saved at ``path`` (its card names the kind; ``kind`` checks it)."""
     import keras

@@ -71,7 +71,7 @@ class RLAgent(Agent):
     kind = ""
 
     def __init__(
-        self, model: keras.Model, encoder: Encoder, *, seed: int | None = None, backend: str = "compiled"
+        self, model: keras.Model, encoder: Encoder, *, seed: int | None = None, backend: str = "auto"
     ) -> None:
         self.model = model
         self.encoder = encoder
@@ -107,11 +107,12 @@ class RLAgent(Agent):
             )
 
     def _predict(self, x: np.ndarray) -> list[np.ndarray]:
-        """The network on a batch of planes (a fresh compiled runner after training)."""
+        """The network on a batch of planes (a fresh runner after training). One thread: these
+        agents evaluate one position at a time, and self-play runs a process per core."""
         if self._runner is None:
             from dlgo.inference import make_runner
 
-            self._runner = make_runner(self.model, self.backend)
+            self._runner = make_runner(self.model, self.backend, threads=1)
         return self._runner(x)
 
     def _trained(self) -> None:
