@@ -70,9 +70,7 @@ class RLAgent(Agent):
 
     kind = ""
 
-    def __init__(
-        self, model: keras.Model, encoder: Encoder, *, seed: int | None = None, backend: str = "auto"
-    ) -> None:
+    def __init__(self, model: keras.Model, encoder: Encoder, *, seed: int | None = None, backend: str = "auto") -> None:
         self.model = model
         self.encoder = encoder
         self.collector: ExperienceCollector | None = None
