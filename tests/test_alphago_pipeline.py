@@ -237,6 +237,30 @@ def test_every_training_stage_end_to_end_then_skipped(tmp_path):
     move = agent.select_move(GameState.new_game(5, komi=0.5))
     assert move.is_play or move.is_pass
 
+    # another run starts from these trained networks instead of training them again (a new
+    # machine resuming from committed weights): no expert games, the same files in its stages
+    adopted = PipelineConfig.from_dict({**_config_dict(config), "out": str(tmp_path / "adopted"),
+                                        "supervised": {"policy": networks["sl"]},
+                                        "rollout": {"model": networks["rollout"]}})  # fmt: skip
+    again = run(adopted, "rollout", progress=False)
+    assert Path(again["sl"]).read_bytes() == Path(networks["sl"]).read_bytes()
+    assert Path(again["rollout"]).read_bytes() == Path(networks["rollout"]).read_bytes()
+    assert read_card(again["sl"]).extra["rl_agent"] == "pg"
+    assert not (tmp_path / "adopted" / "expert-games").exists()
+    from dlgo.inference.files import ModelFileError
+
+    missing = PipelineConfig.from_dict(
+        {"out": str(tmp_path / "bad"), "supervised": {"policy": str(tmp_path / "no.keras")}}
+    )
+    with pytest.raises((ModelFileError, FileNotFoundError), match="no.keras"):
+        run(missing, "supervised", progress=False)
+
+
+def _config_dict(config: PipelineConfig) -> dict:
+    from dataclasses import asdict
+
+    return asdict(config)
+
 
 @pytest.mark.slow
 def test_search_stage_plays_its_match_through_the_engine(tmp_path):

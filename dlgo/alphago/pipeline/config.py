@@ -37,6 +37,9 @@ class Supervised:
     lr: float = 1e-3
     test_fraction: float = 0.05
     max_minutes: float = 0.0  # 0: no limit
+    # A trained supervised policy to start from instead of training one (e.g. the shipped
+    # weights/alphago-9x9/sl-policy.keras): later stages run on it without the expert games.
+    policy: str = ""
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class Rollout:
     steps_per_epoch: int = 0
     batch_size: int = 256
     lr: float = 3e-3
+    model: str = ""  # a trained rollout network to use instead of training one
 
 
 @dataclass(frozen=True)

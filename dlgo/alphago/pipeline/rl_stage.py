@@ -53,10 +53,12 @@ class PoolTask:
 _LOADED: dict[str, object] = {}
 
 
-def _agent(path: str, size: int):
+def _agent(path: str, size: int, copy: int = 0):
+    """The worker's agent for ``path``, loaded once (``copy`` 1: a second one, for a version
+    that plays itself: each agent carries its own collector and random state)."""
     from dlgo.rl.agents import load_rl_agent
 
-    key = f"{path}:{os.path.getmtime(path)}"
+    key = f"{path}:{os.path.getmtime(path)}:{copy}"
     if key not in _LOADED:
         if len(_LOADED) > 16:
             _LOADED.clear()
@@ -80,9 +82,7 @@ def play_pool_task(task: PoolTask) -> dict:
         opponent_path = task.pool[int(rng.integers(len(task.pool)))]
         opponent = _agent(opponent_path, task.board_size)
         if opponent is learner:  # the latest version against itself: a second copy
-            from dlgo.rl.agents import load_rl_agent
-
-            opponent = load_rl_agent(opponent_path, task.board_size)
+            opponent = _agent(opponent_path, task.board_size, copy=1)
         learner.seed(int(rng.integers(2**31)))
         opponent.seed(int(rng.integers(2**31)))
         opponent.set_temperature(task.temperature)

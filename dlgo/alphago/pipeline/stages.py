@@ -203,8 +203,32 @@ def _train(config: PipelineConfig, stage: Stage, games: Path, encoder: str, netw
     return run, state
 
 
+def adopt_network(config: PipelineConfig, name: str, source: str, output: str) -> dict[str, str]:
+    """A stage whose network is given (``[supervised] policy``, ``[rollout] model``): the file and
+    its card are copied into the stage's folder, so later stages and their fingerprints see one
+    layout whether the network was trained here or on another machine."""
+    import shutil
+
+    from dlgo.inference.files import check_model_file
+
+    path = Path(source)
+    check_model_file(path)  # one clear error naming the file
+    stage = Stage(config, name, {"network": path})
+    if (outputs := stage.done()) is not None:
+        return outputs
+    stage.begin()
+    target = stage.dir / output
+    for src, dst in ((path.with_suffix(".card.json"), target.with_suffix(".card.json")), (path, target)):
+        tmp = dst.with_name(dst.name + ".tmp")
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+    return stage.finish({"policy" if name == "supervised" else name: output}, {"adopted": str(path)})
+
+
 def run_supervised(config: PipelineConfig, progress: bool = True) -> dict[str, str]:
     """The strong policy network (book 13.1): ``sl-policy.keras``, a ``PolicyAgent`` file."""
+    if config.supervised.policy:
+        return adopt_network(config, "supervised", config.supervised.policy, "sl-policy.keras")
     games = expert_games(config, progress)
     stage = Stage(config, "supervised", {"games": games}, settings_of="supervised")
     stage.settings = {**stage.settings, "expert_games": config.stage_settings("expert_games")}
@@ -231,6 +255,8 @@ def run_supervised(config: PipelineConfig, progress: bool = True) -> dict[str, s
 
 def run_rollout(config: PipelineConfig, progress: bool = True) -> dict[str, str]:
     """The fast rollout policy (book 13.2): ``rollout.keras`` on the supervised stage's games."""
+    if config.rollout.model:
+        return adopt_network(config, "rollout", config.rollout.model, "rollout.keras")
     games = expert_games(config, progress)
     stage = Stage(config, "rollout", {"games": games})
     if (outputs := stage.done()) is not None:
