@@ -111,7 +111,7 @@ def _loop(args: argparse.Namespace, argv: list[str]) -> int:
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt  # `kill` stops like Ctrl-C: the workers end, finished games stay
 
-    signal.signal(signal.SIGTERM, stop)
+    previous = signal.signal(signal.SIGTERM, stop)
     try:
         state = loop.run()
     except KeyboardInterrupt:
@@ -120,6 +120,8 @@ def _loop(args: argparse.Namespace, argv: list[str]) -> int:
     except RLConfigError as e:
         print(f"rl-loop: {e}", file=sys.stderr)
         return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     print(json.dumps({"out": out, "generation": state["generation"], "iterations": state["iteration"],
                       "accepted": state["accepted"], "final": state["final"].get("results", {})}))  # fmt: skip
     return 0
