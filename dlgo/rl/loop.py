@@ -174,8 +174,6 @@ class RLLoop:
     def _selfplay(self, i: int, pending: dict) -> None:
         from dlgo.rl.experience import experience_size
 
-        if "selfplay" in pending:
-            return
         c = self.config
         settings = SelfPlaySettings(
             model=str(self.current), games=c.selfplay.games, board_size=c.board_size, komi=c.komi,
@@ -185,7 +183,7 @@ class RLLoop:
                   f"temperature {settings.temperature:g}")  # fmt: skip
         began = time.monotonic()
         files = run_selfplay(settings, self.out / f"exp-{i:04d}", workers=c.selfplay.jobs, progress=self.progress)
-        seconds = round(time.monotonic() - began, 1)
+        seconds = self._seconds(pending, "selfplay", began)
         decisions = sum(experience_size(f) for f in files)
         pending["selfplay"] = {"games": settings.games, "decisions": decisions, "seconds": seconds,
                                "temperature": settings.temperature}  # fmt: skip
@@ -197,8 +195,7 @@ class RLLoop:
         from dlgo.rl.agents import train_version
         from dlgo.rl.cli import experience_files
 
-        if "train" in pending:
-            return
+        began = time.monotonic()
         candidate = _cand_path(self.out, i)
         if candidate.exists():  # trained, stopped before the state was saved
             card = read_card(candidate)
@@ -209,15 +206,13 @@ class RLLoop:
             self._say(f"iteration {i}: training {self.current.stem} on exp-{first:04d}..exp-{i:04d}")
             training = train_version(self.current, experience_files(folders), candidate,
                                      self.config.train_settings(), self.command)  # fmt: skip
-        pending["train"] = {"losses": training["losses"], "decisions": training["decisions"],
-                            "seconds": training["seconds"]}  # fmt: skip
+        seconds = self._seconds(pending, "train", began)
+        pending["train"] = {"losses": training["losses"], "decisions": training["decisions"], "seconds": seconds}
         self._save()
         loss = training["losses"].get("loss")
-        self._say(f"iteration {i}: candidate {candidate.name}, loss {loss:.4g} ({training['seconds']:g} s)")
+        self._say(f"iteration {i}: candidate {candidate.name}, loss {loss:.4g} ({seconds:g} s)")
 
     def _gate(self, i: int, pending: dict) -> None:
-        if "gate" in pending:
-            return
         c, candidate = self.config, _cand_path(self.out, i)
         summary: dict[str, Any] = {}
         began = time.monotonic()
@@ -229,10 +224,27 @@ class RLLoop:
             summary = final_summary(run_evaluation(settings, self.out / f"eval-{i:04d}", workers=c.selfplay.jobs,
                                                    gate=gate, progress=self.progress))  # fmt: skip
         accepted = c.gate.kind == "none" or gate_passed(summary, c.gate.kind)
-        pending["gate"] = {**summary, "accepted": accepted, "seconds": round(time.monotonic() - began, 1)}
+        pending["gate"] = {**summary, "accepted": accepted, "seconds": self._seconds(pending, "gate", began)}
         self._save()
         rate = f"win rate {summary['win_rate']:.3f}, " if summary else ""
         self._say(f"iteration {i}: {rate}gate {c.gate.kind}: {'accepted' if accepted else 'rejected'}")
+
+    def _seconds(self, pending: dict, step: str, began: float) -> float:
+        """The step's time: this run's, and that of runs stopped during it (by Ctrl-C or ``kill``)."""
+        return round(time.monotonic() - began + pending.pop(f"{step}_stopped_seconds", 0.0), 1)
+
+    def _timed(self, step: str, i: int, pending: dict) -> None:
+        """Do a step of iteration ``i`` unless done; a stop keeps the time spent for the rerun."""
+        if step in pending:
+            return
+        began = time.monotonic()
+        try:
+            getattr(self, f"_{step}")(i, pending)
+        except BaseException:
+            key = f"{step}_stopped_seconds"
+            pending[key] = round(pending.get(key, 0.0) + time.monotonic() - began, 1)
+            self._save()
+            raise
 
     def _finish_iteration(self, i: int, pending: dict) -> None:
         play, train, gate = pending["selfplay"], pending["train"], pending["gate"]
@@ -297,9 +309,8 @@ class RLLoop:
             if pending.get("iteration") != i:
                 pending.clear()
                 pending["iteration"] = i
-            self._selfplay(i, pending)
-            self._train(i, pending)
-            self._gate(i, pending)
+            for step in ("selfplay", "train", "gate"):
+                self._timed(step, i, pending)
             self._finish_iteration(i, pending)
         if self.state["iteration"] >= self.config.loop.iterations and self.config.final.games:
             self._final()

@@ -168,6 +168,9 @@ def _check(config: RLLoopConfig, source: str) -> None:
         isinstance(o, str) and o for o in config.final.opponents
     ):
         raise bad("final.opponents", 'must be a list of "start", "random" or model files')
+    for name in config.final.opponents:
+        if name not in ("start", "random") and not config.resolve(name).is_file():
+            raise bad("final.opponents", f"names no file: {config.resolve(name)}")
     if config.init.start and not config.resolve(config.init.start).is_file():
         raise bad("init.start", f"names no file: {config.resolve(config.init.start)}")
 
