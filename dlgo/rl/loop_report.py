@@ -93,9 +93,8 @@ def plot_run(run: str | os.PathLike, png: str | os.PathLike | None = None) -> Pa
         rates = [_float(results[n]["win_rate"]) for n in names]
         ci = [results[n].get("win_rate_95") or [float("nan")] * 2 for n in names]
         yerr = [[max(0.0, r - c[0]) for r, c in zip(rates, ci)], [max(0.0, c[1] - r) for r, c in zip(rates, ci)]]
-        ax.bar(names, rates, yerr=yerr, capsize=4, color="tab:blue")
-        for k, n in enumerate(names):
-            ax.text(k, 0.02, f"{results[n]['engine_wins']}/{results[n]['games']}", ha="center", fontsize=8)
+        labels = [f"vs {n}\n{results[n]['engine_wins']} of {results[n]['games']} won" for n in names]
+        ax.bar(labels, rates, yerr=yerr, capsize=4, color="tab:blue")
         ax.axhline(0.5, color="gray", lw=0.6)
         ax.set_ylim(0, 1)
         ax.set_title(f"final {state['final']['agent']} (95% CI)")
