@@ -2,16 +2,18 @@
 
 Every way a file can be unusable (missing, unreadable, too big to be a config, not UTF-8, not
 TOML) is one ``TomlFileError`` whose message is a single line naming the file, so a command
-line tool can print it and exit without a traceback.
+line tool can print it and exit without a traceback. ``build_table`` turns one table into a
+settings dataclass with the same kind of message for an unknown key or a value of the wrong type.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
 from typing import Any
 
-__all__ = ["TomlFileError", "read_toml", "MAX_CONFIG_BYTES"]
+__all__ = ["TomlFileError", "read_toml", "build_table", "MAX_CONFIG_BYTES"]
 
 # A config is a few KB; reading stops here so `--config /dev/zero` cannot eat the memory.
 MAX_CONFIG_BYTES = 1 << 20
@@ -41,3 +43,34 @@ def read_toml(path: str | os.PathLike) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise TomlFileError(f"{path}: not valid TOML: {e}") from None
+
+
+def build_table(
+    cls: type, table: dict[str, Any], where: str, source: str, error: type[ValueError] = TomlFileError
+) -> Any:
+    """``cls(**table)``, a dataclass whose defaults give each key's type; ``error`` naming
+    ``source`` and the key for an unknown key, a wrong type or a value ``cls`` refuses. Integers
+    pass for floats; other defaults (tuples, None) take the value as it is."""
+    names = {f.name: f for f in dataclasses.fields(cls)}
+    kwargs = {}
+    for key, value in table.items():
+        if key not in names:
+            raise error(f"{source}: unknown key {where}.{key} (known: {', '.join(sorted(names))})")
+        default = names[key].default
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise error(f"{source}: {where}.{key} must be true or false")
+        elif isinstance(default, int):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise error(f"{source}: {where}.{key} must be an integer, not {value!r}")
+        elif isinstance(default, float):
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise error(f"{source}: {where}.{key} must be a number, not {value!r}")
+            value = float(value)
+        elif isinstance(default, str) and not isinstance(value, str):
+            raise error(f"{source}: {where}.{key} must be a string, not {value!r}")
+        kwargs[key] = value
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as e:
+        raise error(f"{source}: [{where}] {e}") from None

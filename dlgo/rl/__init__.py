@@ -8,9 +8,11 @@
 - ``dlgo.rl.value``: ``ValueAgent``, a tanh value network and one-ply lookahead (book 13.3's net);
 - ``dlgo.rl.networks``: their networks on the book's trunks; ``dlgo.rl.agents``: make and load;
 - ``dlgo.rl.simulate``: one game between two agents; ``dlgo.rl.selfplay``: many, in worker
-  processes, resumable; ``dlgo.rl.evaluate``: matches with a binomial test and gating (book 10.3).
+  processes, resumable; ``dlgo.rl.evaluate``: matches with a binomial test and gating (book 10.3);
+- ``dlgo.rl.loop``: the whole cycle for many iterations, resumable (``loop_config``: its TOML
+  file; ``loop_report``: its figure and the shipped model's card).
 
-Command line: ``python -m dlgo.rl init | selfplay | train | evaluate`` (docs/rl.md).
+Command line: ``python -m dlgo.rl init | selfplay | train | evaluate | loop | plot | ship`` (docs/rl.md).
 Importing this package loads neither Keras nor TensorFlow.
 """
 

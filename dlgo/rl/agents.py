@@ -8,6 +8,7 @@ agent = load_rl_agent("runs/pg/pg-0000.keras")        # the card says which agen
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dlgo.encoders import get_encoder_by_name
@@ -116,4 +117,42 @@ def load_agent_spec(spec: str, board_size: int, seed: int | None = None) -> Any:
     return load_rl_agent(spec, board_size, seed=seed)
 
 
-__all__ += ["load_agent_spec"]
+def train_version(
+    parent: str | os.PathLike,
+    files: list[Path],
+    out: str | os.PathLike,
+    settings: dict[str, Any],
+    command: str,
+    chunk_size: int = 50_000,
+) -> dict[str, Any]:
+    """One training pass of the agent saved at ``parent`` over the experience ``files`` (book
+    10.2, 11.2, 12.3), saved at ``out`` with its card (generation, parent, decisions, settings,
+    seconds, losses). The card is in place before the model, so a model file is a whole version
+    (a stopped run leaves at most a temporary file). Returns the card's training fields."""
+    import time
+
+    from dlgo.inference.card import card_path, read_card
+    from dlgo.rl.experience import experience_size, iter_experience
+
+    agent = load_rl_agent(parent)
+    began = time.monotonic()
+    losses = agent.train(iter_experience(files, chunk_size), **settings)
+    training = {
+        "command": command,
+        "generation": int(read_card(parent).training.get("generation", 0)) + 1,
+        "parent": Path(parent).name,
+        "decisions": sum(experience_size(f) for f in files),
+        "settings": settings,
+        "seconds": round(time.monotonic() - began, 1),
+        "losses": losses,
+    }
+    out = Path(out)
+    tmp = out.with_name(f"{out.stem}.partial.keras")
+    card_training = {k: v for k, v in training.items() if k != "losses"}
+    agent.serialize(tmp, training=card_training, metrics={"train_losses": losses})
+    os.replace(card_path(tmp), card_path(out))
+    os.replace(tmp, out)
+    return training
+
+
+__all__ += ["load_agent_spec", "train_version"]

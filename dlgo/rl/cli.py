@@ -5,12 +5,16 @@
     python -m dlgo.rl train --agent runs/pg/pg-0000.keras --experience runs/pg/exp-0000 --out runs/pg/pg-0001.keras
     python -m dlgo.rl evaluate --agent runs/pg/pg-0001.keras --opponent runs/pg/pg-0000.keras --games 200 \
         --out runs/pg/eval-0001 -j 2 --gate book
+    python -m dlgo.rl loop --config configs/train/rl-pg-9x9.toml     # all of it, resumable (dlgo/rl/loop.py)
+    python -m dlgo.rl plot --run runs/rl-pg-9x9
+    python -m dlgo.rl ship --run runs/rl-pg-9x9 --to weights/rl/pg-9x9.keras
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -58,28 +62,13 @@ def _selfplay(args: argparse.Namespace) -> None:
 
 
 def _train(args: argparse.Namespace) -> None:
-    from dlgo.rl.agents import load_rl_agent
-    from dlgo.rl.experience import experience_size, iter_experience
+    from dlgo.rl.agents import train_version
 
-    agent = load_rl_agent(args.agent)
-    files = experience_files(args.experience)
     settings = {k: v for k, v in (("lr", args.lr), ("clipnorm", args.clipnorm), ("batch_size", args.batch_size)) if v}
-    began = time.monotonic()
-    losses = agent.train(iter_experience(files, args.chunk_size), **settings)
-    seconds = round(time.monotonic() - began, 1)
-    from dlgo.inference import read_card
-
-    previous = read_card(args.agent).training
-    training = {
-        "command": "python -m dlgo.rl " + " ".join(sys.argv[1:]),
-        "generation": int(previous.get("generation", 0)) + 1,
-        "parent": str(args.agent),
-        "decisions": sum(experience_size(f) for f in files),
-        "settings": settings,
-        "seconds": seconds,
-    }
-    agent.serialize(args.out, training=training, metrics={"train_losses": losses})
-    print(json.dumps({"model": args.out, "losses": losses, "seconds": seconds}))
+    command = "python -m dlgo.rl " + " ".join(sys.argv[1:])
+    files = experience_files(args.experience)
+    training = train_version(args.agent, files, args.out, settings, command, args.chunk_size)
+    print(json.dumps({"model": args.out, "losses": training["losses"], "seconds": training["seconds"]}))
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -101,6 +90,52 @@ def _evaluate(args: argparse.Namespace) -> int:
         passed = summary["gate"]["passed"]
         print(f"  gate         {args.gate}: {'passed' if passed else 'not passed'}")
         return 0 if passed else 1
+    return 0
+
+
+def _loop(args: argparse.Namespace, argv: list[str]) -> int:
+    import signal
+
+    from dlgo.rl.loop import RLLoop
+    from dlgo.rl.loop_config import RLConfigError, load_rl_config
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up chatter (workers inherit it)
+    out = args.out or str(Path("runs") / Path(args.config).stem)
+    command = "python -m dlgo.rl " + " ".join(argv)
+    try:
+        loop = RLLoop(load_rl_config(args.config), out, command=command, progress=not args.quiet)
+    except RLConfigError as e:
+        print(f"rl-loop: {e}", file=sys.stderr)
+        return 2
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # `kill` stops like Ctrl-C: the workers end, finished games stay
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        state = loop.run()
+    except KeyboardInterrupt:
+        print("rl-loop: interrupted; the same command resumes", file=sys.stderr)
+        return 130
+    except RLConfigError as e:
+        print(f"rl-loop: {e}", file=sys.stderr)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    print(json.dumps({"out": out, "generation": state["generation"], "iterations": state["iteration"],
+                      "accepted": state["accepted"], "final": state["final"].get("results", {})}))  # fmt: skip
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from dlgo.rl.loop_report import NoMatplotlib, plot_run, ship_run
+
+    try:
+        path = plot_run(args.run, args.out) if args.command == "plot" else ship_run(args.run, args.to)
+    except (NoMatplotlib, FileNotFoundError, ValueError) as e:
+        print(f"rl-{args.command}: {e}", file=sys.stderr)
+        return 2
+    print(path)
     return 0
 
 
@@ -151,7 +186,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gate", choices=list(GATES), default=None, help="exit 1 unless the agent passes it")
     p.add_argument("--quiet", action="store_true")
 
+    p = sub.add_parser("loop", help="self-play, train and gate for many iterations, then final matches (resumable)")
+    p.add_argument("--config", required=True, help="TOML file, e.g. configs/train/rl-pg-9x9.toml")
+    p.add_argument("--out", default=None, help="run folder (default runs/<config name>)")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    p = sub.add_parser("plot", help="win rates, losses and final results of a loop run as a PNG")
+    p.add_argument("--run", required=True)
+    p.add_argument("--out", default=None, help="PNG file (default <run>/training.png)")
+
+    p = sub.add_parser("ship", help="copy a finished loop run's final version with its model card")
+    p.add_argument("--run", required=True)
+    p.add_argument("--to", required=True, help="e.g. weights/rl/pg-9x9.keras")
+
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
+    if args.command == "loop":
+        return _loop(args, argv)
+    if args.command in ("plot", "ship"):
+        return _report(args)
     if args.command == "init":
         _init(args)
     elif args.command == "selfplay":

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dlgo.tomlfile import TomlFileError, read_toml
+from dlgo.tomlfile import TomlFileError, build_table, read_toml
 from dlgo.zero.selfplay import SelfPlaySettings
 from dlgo.zero.trainer import TrainerSettings
 
@@ -94,34 +94,13 @@ class LoopConfig:
 
 
 def _build(cls: type, table: dict[str, Any], where: str, source: str) -> Any:
-    names = {f.name: f for f in dataclasses.fields(cls)}
-    kwargs = {}
-    for key, value in table.items():
-        if key not in names:
-            raise LoopConfigError(f"{source}: unknown key {where}.{key} (known: {', '.join(sorted(names))})")
-        default = names[key].default
-        if key == "lr_drops":
-            try:
-                value = tuple((int(a), float(b)) for a, b in value)
-            except (TypeError, ValueError):
-                raise LoopConfigError(f"{source}: {where}.{key} must be a list of [iteration, rate] pairs") from None
-        elif isinstance(default, bool):
-            if not isinstance(value, bool):
-                raise LoopConfigError(f"{source}: {where}.{key} must be true or false")
-        elif isinstance(default, int) and not isinstance(default, bool):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise LoopConfigError(f"{source}: {where}.{key} must be an integer, not {value!r}")
-        elif isinstance(default, float):
-            if not isinstance(value, int | float) or isinstance(value, bool):
-                raise LoopConfigError(f"{source}: {where}.{key} must be a number, not {value!r}")
-            value = float(value)
-        elif isinstance(default, str) and not isinstance(value, str):
-            raise LoopConfigError(f"{source}: {where}.{key} must be a string, not {value!r}")
-        kwargs[key] = value
-    try:
-        return cls(**kwargs)
-    except (TypeError, ValueError) as e:
-        raise LoopConfigError(f"{source}: [{where}] {e}") from None
+    if "lr_drops" in table and any(f.name == "lr_drops" for f in dataclasses.fields(cls)):
+        table = dict(table)
+        try:
+            table["lr_drops"] = tuple((int(a), float(b)) for a, b in table["lr_drops"])
+        except (TypeError, ValueError):
+            raise LoopConfigError(f"{source}: {where}.lr_drops must be a list of [iteration, rate] pairs") from None
+    return build_table(cls, table, where, source, LoopConfigError)
 
 
 def load_loop_config(path: str | os.PathLike | None, overrides: dict[str, dict[str, Any]] | None = None) -> LoopConfig:
