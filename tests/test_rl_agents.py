@@ -196,3 +196,16 @@ def test_the_registry_builds_each_agent_from_its_config(agents, tmp_path) -> Non
         registry.build_agent("pg", {"model": str(paths["pg"])}, 7)
     with pytest.raises(registry.AgentUnavailable):
         registry.build_agent("ac", {"model": str(tmp_path / "missing.keras")}, SIZE)
+
+
+@pytest.mark.parametrize("kind", ["pg", "ac"])
+def test_conv_trunk_policy_is_one_convolution_per_point(kind) -> None:
+    """The ``conv`` trunk's policy has no per-point weights: the same parameters on every board
+    size, and a probability for every point."""
+    small = new_agent(kind, SIZE, trunk="conv", width=8, seed=1)
+    state = GameState.new_game(SIZE).apply_move(Move.play(Point(2, 2)))
+    probs = small._predict(small.encoder.encode(state)[None])[0][0]
+    assert probs.shape == (SIZE * SIZE,) and abs(float(probs.sum()) - 1.0) < 1e-5
+    if kind == "pg":
+        assert small.model.count_params() == new_agent(kind, 9, trunk="conv", width=8).model.count_params()
+    assert isinstance(small.select_move(state), Move)
