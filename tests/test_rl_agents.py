@@ -209,3 +209,20 @@ def test_conv_trunk_policy_is_one_convolution_per_point(kind) -> None:
     if kind == "pg":
         assert small.model.count_params() == new_agent(kind, 9, trunk="conv", width=8).model.count_params()
     assert isinstance(small.select_move(state), Move)
+
+
+def test_a_lost_move_is_pushed_down_to_the_sampling_floor_and_no_further(tmp_path) -> None:
+    """Keras' cross-entropy of a softmax works on the logits and has no floor: a lost game's move
+    would be pushed towards log p = -inf. The policy loss stops at the agents' sampling clip."""
+    from dlgo.rl.policy import PolicyAgent
+
+    agent = new_agent("pg", SIZE, width=8, seed=3)
+    x = agent.encoder.encode(GameState.new_game(SIZE))
+    buf = ExperienceBuffer(_repeat(x, 64), [7] * 64, [-1.0] * 64)
+    losses = [agent.train(buf, lr=5.0, clipnorm=None, batch_size=8)["loss"] for _ in range(8)]
+    assert min(losses) >= np.log(POLICY_CLIP) - 1e-3  # -sum(-1 * log(max(p, floor))) >= log(floor)
+    assert losses[-1] < losses[0]  # it did push the move down
+    probs = agent.predict(GameState.new_game(SIZE))
+    assert np.all(np.isfinite(probs)) and probs[7] < 1e-3
+    agent.serialize(tmp_path / "pg.keras")  # a model compiled with this loss saves and loads
+    assert isinstance(load_rl_agent(tmp_path / "pg.keras"), PolicyAgent)

@@ -22,7 +22,7 @@ import numpy as np
 
 from dlgo.encoders import Encoder
 from dlgo.goboard import GameState, Move
-from dlgo.rl.base import RLAgent, acceptable_play, clip_probs, compile_sgd
+from dlgo.rl.base import RLAgent, acceptable_play, clip_probs, clipped_policy_loss, compile_sgd
 from dlgo.rl.experience import ExperienceBuffer
 from dlgo.rl.policy import as_buffers, fit_chunks, policy_gradient_targets
 
@@ -81,7 +81,7 @@ class ACAgent(RLAgent):
             self.model,
             lr,
             clipnorm,
-            loss=["categorical_crossentropy", "mse"],
+            loss=[clipped_policy_loss(AC_CLIP), "mse"],
             loss_weights=list(AC_LOSS_WEIGHTS),
         )
         n = self.encoder.num_points()

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from dlgo.rl.experience import ExperienceCollector
 
-__all__ = ["RLAgent", "clip_probs", "acceptable_play", "one_hot_actions", "compile_sgd"]
+__all__ = ["RLAgent", "clip_probs", "acceptable_play", "one_hot_actions", "compile_sgd", "clipped_policy_loss"]
 
 
 def clip_probs(probs: np.ndarray, eps: float) -> np.ndarray:
@@ -51,6 +51,25 @@ def one_hot_actions(actions: np.ndarray, num_points: int, values: np.ndarray | N
     out = np.zeros((len(actions), num_points), dtype=np.float32)
     out[np.arange(len(actions)), np.asarray(actions, dtype=np.int64)] = 1.0 if values is None else values
     return out
+
+
+def clipped_policy_loss(floor: float) -> Any:
+    """The policy-gradient loss ``-sum(target * log(max(p, floor)))`` (book 10.2, 12.3), with the
+    target holding the reward (or advantage) at the move played.
+
+    Keras computes categorical cross-entropy of a softmax layer from its logits, which has no
+    floor: a lost game's move is pushed down without end (log p -> -inf), and a few hundred
+    steps of that drove the loss to -150 and wrecked the policy in our runs. Below ``floor``
+    (the agents' sampling clip) a move cannot get rarer in play, so the push stops there.
+    """
+    import keras
+    from keras import ops
+
+    @keras.saving.register_keras_serializable(package="dlgo.rl", name=f"clipped_policy_loss_{floor:g}")
+    def loss(y_true: Any, y_pred: Any) -> Any:
+        return -ops.sum(y_true * ops.log(ops.clip(y_pred, floor, 1.0)), axis=-1)
+
+    return loss
 
 
 def compile_sgd(model: keras.Model, lr: float, clipnorm: float | None, loss: Any, loss_weights: Any = None) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from dlgo.encoders import Encoder
 from dlgo.goboard import GameState, Move
-from dlgo.rl.base import RLAgent, acceptable_play, clip_probs, compile_sgd, one_hot_actions
+from dlgo.rl.base import RLAgent, acceptable_play, clip_probs, clipped_policy_loss, compile_sgd, one_hot_actions
 from dlgo.rl.experience import ExperienceBuffer
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ class PolicyAgent(RLAgent):
 
         The book's 19x19 network used lr 1e-7; the small 9x9 networks here learn with 0.02.
         """
-        compile_sgd(self.model, lr, clipnorm, loss="categorical_crossentropy")
+        compile_sgd(self.model, lr, clipnorm, loss=clipped_policy_loss(POLICY_CLIP))
         num_points = self.encoder.num_points()
         chunks = (
             (buf.states.astype(np.float32), policy_gradient_targets(buf, num_points)) for buf in as_buffers(experience)
