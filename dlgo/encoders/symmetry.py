@@ -127,9 +127,9 @@ def apply_each_to_planes(planes: np.ndarray, ks: np.ndarray) -> np.ndarray:
     """A batch ``(m, rows, cols, C)`` with symmetry ``ks[i]`` applied to position ``i`` (symmetries
     that map the board onto itself), in one gather: ``apply_to_planes`` one position at a time."""
     m, rows, cols, c = planes.shape
-    flat = planes.reshape(m, rows * cols, c)
-    out = flat[np.arange(m)[:, None], _stacked((rows, cols), False)[ks]]
-    return out.reshape(m, rows, cols, c)
+    points = rows * cols
+    rows_taken = _stacked((rows, cols), False)[ks] + (np.arange(m) * points)[:, None]
+    return np.take(planes.reshape(m * points, c), rows_taken.ravel(), axis=0).reshape(m, rows, cols, c)
 
 
 def invert_each_policy(policy: np.ndarray, ks: np.ndarray, board_size: int | tuple[int, int]) -> np.ndarray:
@@ -138,8 +138,9 @@ def invert_each_policy(policy: np.ndarray, ks: np.ndarray, board_size: int | tup
     n = perms.shape[1]
     if policy.shape[-1] not in (n, n + 1):
         raise ValueError(f"policy of length {policy.shape[-1]} does not fit a board of {n} points")
+    m, width = policy.shape
     out = np.array(policy, copy=True)
-    out[:, :n] = policy[np.arange(len(policy))[:, None], perms[ks]]
+    out[:, :n] = np.take(np.ascontiguousarray(policy).reshape(-1), perms[ks] + (np.arange(m) * width)[:, None])
     return out
 
 

@@ -277,13 +277,10 @@ class BatchEvaluator:
 
     @staticmethod
     def _entries(policy: np.ndarray | None, value: np.ndarray | None, m: int) -> list[tuple]:
-        return [
-            (
-                policy[i].copy() if policy is not None else None,
-                float(value[i].reshape(-1)[0]) if value is not None else None,
-            )
-            for i in range(m)
-        ]
+        # A copy per row: a cached row must not keep its whole batch's array alive.
+        policies = [row.copy() for row in policy] if policy is not None else [None] * m
+        values = value.reshape(m, -1)[:, 0].tolist() if value is not None else [None] * m
+        return list(zip(policies, values))
 
 
 def _name(encoder: str | Encoder) -> str:
