@@ -45,6 +45,7 @@ __all__ = [
     "default_params",
     "resolve_paths",
     "model_file",
+    "zero_params",
 ]
 
 
@@ -122,6 +123,15 @@ def default_params(name: str, params: Mapping[str, Any] | None = None) -> dict[s
     return {**{k: p.default for k, p in agent_type.params.items()}, **agent_type.canonical(params or {})}
 
 
+def zero_params(data: Mapping[str, Any], size: int | None = None) -> dict[str, Any]:
+    """The Zero parameters an engine config file's data gives a board size: ``[size.N.zero]``
+    over ``[zero]`` over the defaults (file names as written, not resolved)."""
+    params = default_params("zero", data.get("zero", {}))
+    if size is not None:
+        params.update(get("zero").canonical(data.get("size", {}).get(str(size), {}).get("zero", {})))
+    return params
+
+
 def build_agent(name: str, params: Mapping[str, Any], board_size: int, **extra: Any) -> Agent:
     """Agent ``name`` for ``board_size`` from ``params`` (missing keys take their defaults).
 
@@ -187,6 +197,7 @@ def _game_tree_builder(name: str) -> Callable[[Mapping[str, Any], int], Agent]:
         return build_agent(name, int(params["depth"]), _seed(params))
 
     return build
+
 
 register(
     AgentType(
@@ -364,8 +375,8 @@ register(
             "threads": _THREADS,
             "runtime": Param(
                 str,
-                "fp32",
-                "network runtime: fp32, or int8 (a static int8 model quantized once per network and cached)",
+                "int8",
+                "network runtime: int8 (a static int8 model, made at set-up or once per network, cached) or fp32",
                 choices=("fp32", "int8"),
             ),
             "seed": _SEED,

@@ -6,7 +6,8 @@ defaults only when that file is not there, e.g. the package installed on its own
 Speaks GTP on stdin/stdout. Before anything else, file descriptor 1 is moved aside for GTP
 responses and pointed at stderr, so nothing else (library prints, C extensions, TensorFlow's
 banners) can ever reach the controller. A bad config, or a model file it names that is missing
-or damaged, is one line on stderr and exit status 2, before any GTP is read.
+or damaged, is one line on stderr and exit status 2, before any GTP is read. ``--prepare`` makes
+what the config's networks need before a game (their int8 models) and exits: the set-up runs it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from gtp_engine.config import ConfigError, check_model_files, default_config_path, load_config
+from gtp_engine.config import Config, ConfigError, check_model_files, default_config_path, int8_model_files, load_config
 
 __all__ = ["main"]
 
@@ -67,6 +68,11 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=[],
         help="override a config key, e.g. --set mcts.rounds=5000 (repeatable)",
     )
+    parser.add_argument(
+        "--prepare",
+        action="store_true",
+        help="make what the config's networks need before a game (their int8 models), print the files and exit",
+    )
     return parser.parse_args(argv)
 
 
@@ -79,12 +85,30 @@ def _reserve_stdout() -> object:
     return os.fdopen(gtp_fd, "wb")
 
 
+def _prepare(config: Config) -> int:
+    """``--prepare``: the int8 model of every network the config plays on int8, made now (in
+    this process, no game running) unless cached; one line on stderr per network that fails."""
+    from dlgo.inference.files import load_model
+    from dlgo.inference.quantize import ensure_int8
+
+    status = 0
+    for path in int8_model_files(config):
+        try:
+            print(ensure_int8(load_model(path, lazy=True)))
+        except Exception as e:  # a damaged model, no quantization tools: the engine plays fp32
+            print(f"dlgo-gtp: --prepare: {path}: int8 model not made: {e}", file=sys.stderr)
+            status = 1
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     if args.config is None:
         args.config = default_config_path()  # the shipped default: what the README's quick start plays
     try:
         config = load_config(args.config, args.set)
+        if args.prepare:  # only the int8 networks: each failure is its own line
+            return _prepare(config)
         check_model_files(config)  # now, not as a `?` at the first genmove of a game
     except ConfigError as e:
         print(f"dlgo-gtp: config error: {e}", file=sys.stderr)

@@ -356,6 +356,27 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Confi
     return config
 
 
+def _levels(config: Config) -> list[int | None]:
+    """The board sizes with their own table, and None (the top level) when it plays any size."""
+    sizes = config.as_dict()["size"]
+    levels: list[int | None] = [size for size in sorted(sizes)]
+    if any(size not in sizes or "agent" not in sizes[size] for size in range(MIN_SIZE, MAX_SIZE + 1)):
+        levels.insert(0, None)
+    return levels
+
+
+def int8_model_files(config: Config) -> list[str]:
+    """The network files (resolved) that the config's Zero agents play on the int8 runtime: what
+    ``python -m gtp_engine --prepare`` quantizes ahead, so that no game waits for it."""
+    out: dict[str, None] = {}
+    for size in _levels(config):
+        if config.agent_name(size) == "zero":
+            params = config.section("zero", size)
+            if params["runtime"] == "int8" and params["model"]:
+                out[os.path.normpath(config.resolve_path(params["model"]))] = None
+    return list(out)
+
+
 def model_files(config: Config) -> list[tuple[str, str]]:
     """(dotted key, resolved path or "") of every file an agent in play loads.
 
@@ -364,11 +385,8 @@ def model_files(config: Config) -> list[tuple[str, str]]:
     ``size.N.agent.key``, one inherited from the top-level table ``agent.key``.
     """
     sizes = config.as_dict()["size"]
-    levels: list[int | None] = [size for size in sorted(sizes)]
-    if any(size not in sizes or "agent" not in sizes[size] for size in range(MIN_SIZE, MAX_SIZE + 1)):
-        levels.insert(0, None)
     out: dict[str, str] = {}
-    for size in levels:
+    for size in _levels(config):
         name = config.agent_name(size)
         params = config.section(name, size)
         own = sizes.get(size, {}).get(name, {}) if size is not None else {}

@@ -395,6 +395,23 @@ def test_policy_symmetry_matches_planes_and_keeps_pass():
     assert np.array_equal(out, batch)
 
 
+@pytest.mark.parametrize("dims", [(9, 9), (19, 19), (5, 7)])
+def test_batch_symmetries_equal_one_position_at_a_time(dims):
+    """The evaluator's one-gather symmetries (a symmetry per position) give what
+    ``apply_to_planes`` / ``invert_policy`` give position by position."""
+    rng = np.random.default_rng(2)
+    rows, cols = dims
+    ks = rng.choice(symmetry.allowed(dims), size=12)
+    x = rng.random((12, rows, cols, 3)).astype(np.float32)
+    policy = rng.random((12, rows * cols + 1)).astype(np.float32)
+    planes = symmetry.apply_each_to_planes(x, ks)
+    inverted = symmetry.invert_each_policy(policy, ks, dims)
+    for i, k in enumerate(ks):
+        assert np.array_equal(planes[i], symmetry.apply_to_planes(x[i], int(k)))
+        assert np.array_equal(inverted[i], symmetry.invert_policy(policy[i], int(k), dims))
+    assert inverted[:, -1].tolist() == policy[:, -1].tolist()  # pass stays
+
+
 @pytest.mark.parametrize("name", ["sevenplane", "alphago", "zero"])
 def test_encoders_commute_with_symmetries(name):
     """Encoding a rotated game equals rotating the encoding (every feature is geometric)."""

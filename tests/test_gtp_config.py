@@ -40,6 +40,29 @@ def test_default_config_plays_the_shipped_networks_on_9_13_and_19() -> None:
         assert config.agent_for_size(size)[0] == "mcts"
 
 
+def test_the_shipped_zero_configs_play_int8_and_the_set_up_knows_their_networks(tmp_path) -> None:
+    """int8 is the default runtime; ``int8_model_files`` (what ``--prepare``, run by
+    scripts/setup_env.sh, quantizes) names the networks the engine plays on it: per size over
+    the top level, each size's own agent considered; the benchmark reads the same runtime."""
+    from dlgo.bench.search import default_runtime
+    from gtp_engine.config import int8_model_files
+
+    config = load_config(str(ROOT / "configs" / "engine" / "default.toml"))
+    assert {config.get("zero.runtime", size) for size in (9, 13, 19)} == {"int8"}
+    assert {default_runtime(size) for size in (9, 13, 19)} == {"int8"}
+    weights = {str(ROOT / "weights" / f"zero-{n}.keras") for n in ("9x9", "19x19")}
+    assert set(int8_model_files(config)) == weights
+    for name in ("zero-9x9", "zero-19x19"):
+        assert load_config(str(ROOT / "configs" / "engine" / f"{name}.toml")).get("zero.runtime") == "int8"
+    own = tmp_path / "own.toml"
+    own.write_text(
+        'agent = "zero"\n[zero]\nmodel = "a.keras"\n[size.9.zero]\nmodel = "b.keras"\nruntime = "fp32"\n'
+        '[size.13]\nagent = "mcts"\n[size.13.zero]\nmodel = "c.keras"\n[size.19.zero]\nmodel = "d/e.keras"\n'
+    )
+    assert int8_model_files(load_config(str(own))) == [str(tmp_path / "a.keras"), str(tmp_path / "d" / "e.keras")]
+    assert default_runtime(9, own) == "fp32" and default_runtime(19, own) == "int8"
+
+
 def test_default_config_documents_every_key() -> None:
     data = tomllib.loads((ROOT / "configs" / "engine" / "default.toml").read_text())
     for dotted, param in describe_schema():

@@ -14,6 +14,7 @@ keras = pytest.importorskip("keras")
 from dlgo.bench.nn import sample_states  # noqa: E402
 from dlgo.encoders import get_encoder_by_name, symmetry  # noqa: E402
 from dlgo.goboard import GameState, Move  # noqa: E402
+from dlgo.gotypes import Point  # noqa: E402
 from dlgo.inference import BatchEvaluator, ModelFileError, card_path, load_model, read_card, save_model  # noqa: E402
 from dlgo.inference.runners import make_runner  # noqa: E402
 from dlgo.networks.chapter6 import cnn_v2  # noqa: E402
@@ -174,3 +175,24 @@ def test_bench_nn_command(capsys):
     assert set(out["runners"]) == {"compiled-tensorflow", "keras-predict"}
     assert out["runners"]["compiled-tensorflow"]["2"]["positions_per_second"] > 0
     assert out["evaluator"]["2"]["positions_per_second"] > 0
+
+
+def test_cache_keys_tell_the_recent_moves_apart():
+    """The key holds what the zero planes depend on: the same stones reached by other recent
+    moves, or after a pass, is another position for the network."""
+    encoder = get_encoder_by_name("zero", 9)
+
+    def play(*points):
+        s = GameState.new_game(9)
+        for p in points:
+            s = s.apply_move(Move.pass_turn() if p is None else Move.play(Point(*p)))
+        return s
+
+    key = BatchEvaluator._key
+    a, b = play((1, 1), (2, 2), (3, 3)), play((3, 3), (2, 2), (1, 1))
+    assert a.situation_hash() == b.situation_hash()
+    assert key(a, "r", encoder) != key(b, "r", encoder)
+    assert key(a, "r", encoder) == key(play((1, 1), (2, 2), (3, 3)), "r", encoder)
+    assert key(a, "r", encoder) != key(a, 0, encoder)  # another symmetry mode
+    passed = play((1, 1), (2, 2), (3, 3), None, None)  # the same stones, White to move again
+    assert passed.situation_hash() == a.situation_hash() and key(passed, "r", encoder) != key(a, "r", encoder)

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,6 +31,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:Depreca
 # The tolerance the int8 model must meet on the held-out positions below (a random tiny network,
 # whose near-uniform policy makes top-1 harder to keep than a trained network's: the shipped
 # 9x9 network keeps about 0.95, see ``python -m dlgo.inference.quantize --report``).
+ROOT = Path(__file__).resolve().parents[1]
 MIN_TOP1_AGREEMENT = 0.8
 MAX_VALUE_DIFF = 0.1
 
@@ -99,11 +104,35 @@ def test_a_changed_model_is_quantized_again(model) -> None:
 
 
 def test_a_failed_quantization_falls_back_to_fp32(model, monkeypatch, caplog) -> None:
-    monkeypatch.setattr(quantize, "quantize_in_subprocess", lambda *args, **kwargs: False)
-    with caplog.at_level(logging.WARNING, logger="dlgo.inference.quantize"):
+    monkeypatch.setattr(quantize, "quantize_in_subprocess", lambda *args, **kwargs: "no quantization tools")
+    with caplog.at_level(logging.WARNING):
         evaluator = BatchEvaluator(load_model(model, lazy=True), cache_size=0, runtime="int8")
     assert evaluator.runner.name == "onnxruntime"
-    assert "int8 quantization failed; running fp32" in caplog.text
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warnings == [f"{model}: int8 quantization failed (no quantization tools); running fp32"]
     assert evaluator.evaluate(_held_out_states(2))[0].shape == (2, 82)
     with pytest.raises(ValueError, match="unknown runtime"):
         BatchEvaluator(load_model(model, lazy=True), runtime="int4")
+
+
+def test_the_engine_prepares_the_int8_files_its_config_plays(model, tmp_path) -> None:
+    """``python -m gtp_engine --prepare`` (scripts/setup_env.sh runs it) quantizes what an
+    engine config plays on int8, names each network it cannot, and quantizes no fp32 network."""
+    missing = tmp_path / "other.keras"
+    config = tmp_path / "engine.toml"
+    config.write_text(f'agent = "zero"\n[zero]\nmodel = "{model}"\n[size.9.zero]\nmodel = "{missing}"\n')
+    assert quantize.open_int8(load_model(model, lazy=True)) is None
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    args = [sys.executable, "-m", "gtp_engine", "--config", str(config), "--prepare"]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
+    assert proc.returncode == 1 and proc.stdout.split() == [str(model.with_name("tiny.int8.onnx"))], proc
+    assert [line for line in proc.stderr.splitlines() if "other.keras" in line and "int8 model not made" in line]
+    assert quantize.open_int8(load_model(model, lazy=True)) is not None
+    config.write_text(f'agent = "zero"\n[zero]\nmodel = "{missing}"\nruntime = "fp32"\n')
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
+    assert proc.returncode == 0 and proc.stdout == "", proc
+
+
+def test_a_failing_child_process_is_one_line(tmp_path) -> None:
+    why = quantize.quantize_in_subprocess(tmp_path / "nothing.keras", timeout=120)
+    assert why is not None and "nothing.keras" in why and "\n" not in why

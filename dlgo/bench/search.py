@@ -126,11 +126,10 @@ def _midgame(size: int, seed: int) -> GameState:
 
 def default_runtime(size: int, config: str | os.PathLike | None = None) -> str:
     """The Zero runtime the default engine config plays ``size`` with (``[size.N.zero]`` over ``[zero]``)."""
+    from dlgo.agent_registry import zero_params
     from dlgo.tomlfile import read_toml
 
-    data = read_toml(config or DEFAULT_CONFIG)
-    per_size = data.get("size", {}).get(str(size), {}).get("zero", {})
-    return str(per_size.get("runtime", data.get("zero", {}).get("runtime", "fp32")))
+    return str(zero_params(read_toml(config or DEFAULT_CONFIG), size)["runtime"])
 
 
 def bench_search(

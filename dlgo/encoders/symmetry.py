@@ -27,6 +27,8 @@ __all__ = [
     "apply_to_planes",
     "apply_to_policy",
     "invert_policy",
+    "apply_each_to_planes",
+    "invert_each_policy",
     "apply_to_point",
     "allowed",
 ]
@@ -106,6 +108,40 @@ def apply_to_policy(policy: np.ndarray, k: int, board_size: int | tuple[int, int
 def invert_policy(policy: np.ndarray, k: int, board_size: int | tuple[int, int]) -> np.ndarray:
     """Map a policy computed on planes transformed by ``k`` back to the original board."""
     return _apply_policy(policy, _inverse_permutation(_dims(board_size), k))
+
+
+@functools.cache
+def _stacked(dims: tuple[int, int], inverse: bool) -> np.ndarray:
+    """The permutations of every symmetry as rows ``(8, rows * cols)`` (identity where a symmetry
+    does not map the board onto itself)."""
+    rows, cols = dims
+    identity = np.arange(rows * cols)
+    ok = allowed(dims)
+    pick = _inverse_permutation if inverse else permutation
+    out = np.stack([pick(dims, k) if k in ok else identity for k in range(NUM_SYMMETRIES)])
+    out.setflags(write=False)
+    return out
+
+
+def apply_each_to_planes(planes: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """A batch ``(m, rows, cols, C)`` with symmetry ``ks[i]`` applied to position ``i`` (symmetries
+    that map the board onto itself), in one gather: ``apply_to_planes`` one position at a time."""
+    m, rows, cols, c = planes.shape
+    points = rows * cols
+    rows_taken = _stacked((rows, cols), False)[ks] + (np.arange(m) * points)[:, None]
+    return np.take(planes.reshape(m * points, c), rows_taken.ravel(), axis=0).reshape(m, rows, cols, c)
+
+
+def invert_each_policy(policy: np.ndarray, ks: np.ndarray, board_size: int | tuple[int, int]) -> np.ndarray:
+    """``invert_policy`` of row ``i`` by ``ks[i]`` for a batch ``(m, N*N[+1])``, in one gather."""
+    perms = _stacked(_dims(board_size), True)
+    n = perms.shape[1]
+    if policy.shape[-1] not in (n, n + 1):
+        raise ValueError(f"policy of length {policy.shape[-1]} does not fit a board of {n} points")
+    m, width = policy.shape
+    out = np.array(policy, copy=True)
+    out[:, :n] = np.take(np.ascontiguousarray(policy).reshape(-1), perms[ks] + (np.arange(m) * width)[:, None])
+    return out
 
 
 def apply_to_point(point: Point, k: int, board_size: int | tuple[int, int]) -> Point:

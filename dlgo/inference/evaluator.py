@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from dlgo.encoders import Encoder, get_encoder_by_name, symmetry
-from dlgo.encoders.features import recent_moves
 from dlgo.goboard import GameState
 from dlgo.inference.files import LoadedModel, load_model, model_heads
 from dlgo.inference.runners import Runner, make_runner
@@ -190,10 +189,20 @@ class BatchEvaluator:
             if head not in self.heads:
                 raise ValueError(f"the model has no {head} head (it has {', '.join(self.heads)})")
 
-    def _key(self, state: GameState, tag: int | str, encoder: Encoder) -> tuple:
+    @staticmethod
+    def _key(state: GameState, tag: int | str, encoder: Encoder) -> tuple:
         board = state.board
-        history = tuple(recent_moves(state, encoder.history_moves)) if encoder.history_moves else ()
-        return (tag, board.num_rows, board.num_cols, state.situation_hash(), state.komi, history)
+        # The recent moves as ints (a play's point, -1 a pass; the tuple ends where the game
+        # starts): a key is hashed several times per position, Move objects hash slowly.
+        history = []
+        s: GameState | None = state
+        for _ in range(encoder.history_moves):
+            move = s.last_move if s is not None else None
+            if move is None:
+                break
+            history.append(move.point.row * 256 + move.point.col if move.is_play else -1)
+            s = s.previous_state
+        return (tag, board.num_rows, board.num_cols, state.situation_hash(), state.komi, tuple(history))
 
     def _evaluate(self, states: Sequence[GameState]) -> tuple[np.ndarray | None, np.ndarray | None]:
         n = len(states)
@@ -245,13 +254,13 @@ class BatchEvaluator:
             by_head = symmetry_average(self.runner, self.heads, x, dims, symmetry.NUM_SYMMETRIES, self.max_batch)
             self.batches += len(symmetry.allowed(dims)) * -(-m // self.max_batch)
             return self._entries(by_head.get("policy"), by_head.get("value"), m)
+        syms: np.ndarray | None = None  # the symmetry of each position (one gather for all)
         if self.symmetry_mode == "random":
             syms = self._rng.choice(symmetry.allowed(dims), size=m)
-            groups = [(k, np.flatnonzero(syms == k)) for k in sorted(set(syms.tolist())) if k]
-        else:
-            groups = [(self.symmetry_mode, slice(None))] if self.symmetry_mode else []
-        for k, idx in groups:
-            x[idx] = symmetry.apply_to_planes(x[idx], k)
+        elif self.symmetry_mode:
+            syms = np.full(m, self.symmetry_mode)
+        if syms is not None:
+            x = symmetry.apply_each_to_planes(x, syms)
         outputs: list[list[np.ndarray]] = []
         for start in range(0, m, self.max_batch):
             outputs.append(self.runner(x[start : start + self.max_batch]))
@@ -262,22 +271,16 @@ class BatchEvaluator:
             by_head = {head: np.concatenate([o[j] for o in outputs]) for j, head in enumerate(self.heads)}
         policy = by_head.get("policy")
         value = by_head.get("value")
-        if policy is not None and groups:
-            if not policy.flags.writeable:
-                policy = policy.copy()
-            for k, idx in groups:
-                policy[idx] = symmetry.invert_policy(policy[idx], k, dims)
+        if policy is not None and syms is not None:
+            policy = symmetry.invert_each_policy(policy, syms, dims)
         return self._entries(policy, value, m)
 
     @staticmethod
     def _entries(policy: np.ndarray | None, value: np.ndarray | None, m: int) -> list[tuple]:
-        return [
-            (
-                policy[i].copy() if policy is not None else None,
-                float(value[i].reshape(-1)[0]) if value is not None else None,
-            )
-            for i in range(m)
-        ]
+        # A copy per row: a cached row must not keep its whole batch's array alive.
+        policies = [row.copy() for row in policy] if policy is not None else [None] * m
+        values = value.reshape(m, -1)[:, 0].tolist() if value is not None else [None] * m
+        return list(zip(policies, values))
 
 
 def _name(encoder: str | Encoder) -> str:

@@ -12,7 +12,9 @@ or the user cache, by the same rules) and carries in its ONNX metadata the SHA-2
 ``.keras`` file and the recipe (format and calibration data): a changed model or recipe is
 quantized again, never served stale. :func:`int8_runner` is what ``BatchEvaluator(...,
 runtime="int8")`` uses; it quantizes in a child process (at start-up, never on a move's time)
-and returns None when it cannot, so the caller falls back to fp32.
+and returns None when it cannot, so the caller falls back to fp32. The engine's ``--prepare``
+(``scripts/setup_env.sh`` runs it) makes the int8 files of a config's networks ahead, so that no
+game waits for them.
 
     python -m dlgo.inference.quantize MODEL.keras            # make (or check) the int8 file
     python -m dlgo.inference.quantize MODEL.keras --report   # accuracy and speed against fp32, JSON
@@ -52,6 +54,7 @@ __all__ = [
     "quantize_model",
     "open_int8",
     "int8_runner",
+    "ensure_int8",
     "quantize_in_subprocess",
 ]
 
@@ -220,10 +223,21 @@ def open_int8(loaded: LoadedModel, threads: int | None = None, fmt: str = DEFAUL
     return None
 
 
-def quantize_in_subprocess(path: str | os.PathLike, fmt: str = DEFAULT_FORMAT, timeout: float = 600.0) -> bool:
+def ensure_int8(loaded: LoadedModel, fmt: str = DEFAULT_FORMAT) -> Path:
+    """The int8 file of a model file, made here (in this process) unless a matching one is cached."""
+    runner = open_int8(loaded, fmt=fmt)
+    if runner is None:
+        quantize_model(loaded, fmt)
+        runner = open_int8(loaded, fmt=fmt)
+    if runner is None:
+        raise ModelFileError(f"{loaded.path}: the int8 file does not open")
+    return runner.path
+
+
+def quantize_in_subprocess(path: str | os.PathLike, fmt: str = DEFAULT_FORMAT, timeout: float = 600.0) -> str | None:
     """Make the cached int8 file of a model file in a child process (``python -m
-    dlgo.inference.quantize FILE``): its memory and its threads never touch this process. True
-    when it worked."""
+    dlgo.inference.quantize FILE``): its memory and its threads never touch this process. None
+    when it worked, else why not (one line)."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     command = [sys.executable, "-m", "dlgo.inference.quantize", str(path), "--format", fmt]
     try:
@@ -231,19 +245,16 @@ def quantize_in_subprocess(path: str | os.PathLike, fmt: str = DEFAULT_FORMAT, t
             command, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL
         )
     except (OSError, subprocess.TimeoutExpired) as e:
-        log.warning("quantizing %s in a child process failed: %s", path, e)
-        return False
+        return f"the child process: {e}"
     if proc.returncode != 0:
-        tail = (proc.stderr or "").strip().splitlines()[-1:] or ["no message"]
-        log.warning("quantizing %s in a child process failed: %s", path, tail[0])
-        return False
-    return True
+        return ((proc.stderr or "").strip().splitlines()[-1:] or [f"exit status {proc.returncode}"])[0]
+    return None
 
 
 def int8_runner(loaded: LoadedModel, threads: int | None = None, fmt: str = DEFAULT_FORMAT) -> OnnxRunner | None:
     """A runner on the int8 model of a model file: the cached int8 file, else one made now (the
     fp32 export here, by ``onnx_runner``'s rules; the quantization in a child process). None,
-    with a logged warning, when it cannot be had: the caller runs fp32."""
+    with one logged warning, when it cannot be had: the caller runs fp32."""
     try:
         runner = open_int8(loaded, threads, fmt)
         if runner is not None:
@@ -254,10 +265,11 @@ def int8_runner(loaded: LoadedModel, threads: int | None = None, fmt: str = DEFA
         if onnx_runner(loaded, threads) is None:  # the fp32 export the child quantizes
             log.warning("%s: no ONNX export to quantize; running fp32", loaded.path)
             return None
-        if quantize_in_subprocess(loaded.path, fmt):
-            runner = open_int8(loaded, threads, fmt)
+        log.info("%s: no int8 file for this model yet; quantizing it", loaded.path)
+        why = quantize_in_subprocess(loaded.path, fmt)
+        runner = open_int8(loaded, threads, fmt) if why is None else None
         if runner is None:
-            log.warning("%s: int8 quantization failed; running fp32", loaded.path)
+            log.warning("%s: int8 quantization failed (%s); running fp32", loaded.path, why or "no usable int8 file")
         return runner
     except ModelFileError:
         raise
@@ -285,13 +297,7 @@ def main(argv: list[str] | None = None) -> int:
 
                 print(json.dumps(accuracy_report(loaded, seconds=args.seconds), indent=2))
                 continue
-            runner = open_int8(loaded, fmt=args.format)
-            if runner is None:
-                quantize_model(loaded, args.format)
-                runner = open_int8(loaded, fmt=args.format)
-            if runner is None:
-                raise ModelFileError(f"{name}: the int8 file does not open")
-            print(runner.path)
+            print(ensure_int8(loaded, args.format))
         except Exception as e:
             print(f"quantize: {name}: {e}", file=sys.stderr)
             status = 1

@@ -356,8 +356,7 @@ class PUCTSearch:
         policy, value = batch.result()
         leaves = batch.leaves
         for i, d in enumerate(leaves):
-            child = ZeroTreeNode.from_evaluation(d.state, policy[i], float(value[i]), expand=False)
-            child.state = None  # a leaf keeps no position; it is rebuilt if the search comes back
+            child = ZeroTreeNode.leaf(policy[i], float(value[i]))  # its position is rebuilt on a return
             d.parent.children[d.pos] = child
             self._backup(d.path, child.value)
             batch.leaves = leaves[i + 1 :]  # what an error would leave to undo

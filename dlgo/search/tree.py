@@ -164,6 +164,11 @@ class ZeroTreeNode:
             node.expand()
         return node
 
+    @classmethod
+    def leaf(cls, policy: np.ndarray, value: float) -> ZeroTreeNode:
+        """A new leaf of an unfinished game (the search checked): its policy, no position kept."""
+        return cls(None, value, None, None, False, policy.astype(np.float16))
+
     @property
     def expanded(self) -> bool:
         return self.moves is not None
