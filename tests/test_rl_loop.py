@@ -193,4 +193,5 @@ def test_the_shipped_configs_load() -> None:
     configs = {kind: load_rl_config(root / f"rl-{kind}-9x9.toml") for kind in ("pg", "q", "ac")}
     assert {k: c.kind for k, c in configs.items()} == {"pg": "pg", "q": "q", "ac": "ac"}
     assert configs["q"].temperature(1) == 0.25 and configs["q"].temperature(99) == 0.1
-    assert configs["pg"].train_settings() == {"lr": 0.02, "clipnorm": 1.0, "batch_size": 512}
+    assert configs["pg"].train_settings() == {"lr": 0.01, "clipnorm": 1.0, "batch_size": 512}
+    assert configs["pg"].init.trunk == configs["ac"].init.trunk == "conv"
