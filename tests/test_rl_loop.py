@@ -97,6 +97,16 @@ def test_the_loop_trains_the_q_and_actor_critic_agents(kind, tmp_path) -> None:
     assert state["generation"] == len(state["accepted"]) == sum(int(r["accepted"]) for r in rows)
     if kind == "ac":  # the two heads' losses beside the total
         assert "value" in rows[0]["losses"]
+    if kind == "q":  # greedy players explore in the final matches when asked: the games differ
+        config = _config(tmp_path, kind, final=4)
+        config.write_text(config.read_text().replace("[final]", "[final]\ntemperature = 0.5"))
+        state = _run(config, out)
+        assert state["final"]["results"]["start"]["temperature"] == 0.5
+        games = [
+            json.loads(line)["moves"]
+            for line in (out / "final" / f"gen-{state['generation']:04d}-vs-start-t0.5" / "results.jsonl").open()
+        ]
+        assert len(games) == 4 and len({json.dumps(m) for m in games}) > 2
 
 
 def test_a_stopped_loop_resumes_without_replaying_a_game(tmp_path, monkeypatch) -> None:
@@ -170,6 +180,7 @@ def test_config_errors_name_the_file_and_the_key(tmp_path) -> None:
         (text.replace('kind = "pg"', 'kind = "value"'), r"tiny-pg\.toml: kind must be one of pg, q, ac"),
         (text.replace("games = 2\nkind", "games = 0\nkind"), r"gate\.games must be at least 1"),
         (text.replace("[final]", '[final]\nopponents = ["nowhere.keras"]'), r"final\.opponents names no file"),
+        (text.replace("[final]", "[final]\ntemperature = 1.5"), r"final\.temperature must be a number in \[0, 1\]"),
     ):
         path.write_text(bad)
         with pytest.raises(RLConfigError, match=match):

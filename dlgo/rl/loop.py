@@ -282,17 +282,19 @@ class RLLoop:
         for name in c.final.opponents:
             key = Path(name).stem if name not in ("start", "random") else name
             spec = {"start": str(gen_path(self.out, 0)), "random": "random"}.get(name) or str(c.resolve(name))
-            folder = self.out / "final" / f"gen-{generation:04d}-vs-{key}"
-            if results.get(key, {}).get("games") == c.final.games:
+            explore = c.final.temperature
+            folder = self.out / "final" / (f"gen-{generation:04d}-vs-{key}" + (f"-t{explore:g}" if explore else ""))
+            done = results.get(key, {})
+            if done.get("games") == c.final.games and done.get("temperature", 0.0) == explore:
                 continue
             self._say(f"final: {self.current.stem} against {key}, {c.final.games} games")
             began = time.monotonic()
             settings = EvalSettings(str(self.current), spec, c.final.games, c.board_size, c.komi,
-                                    seed=task_seed(c.seed, 1 << 20))  # fmt: skip
+                                    seed=task_seed(c.seed, 1 << 20), temperature=explore)  # fmt: skip
             summary = run_evaluation(settings, folder, workers=c.selfplay.jobs, progress=self.progress)
             seconds = round(time.monotonic() - began, 1)
             opponent = gen_path(self.out, 0).name if name == "start" else name
-            results[key] = {**final_summary(summary), "opponent": opponent,
+            results[key] = {**final_summary(summary), "opponent": opponent, "temperature": explore,
                             "folder": str(folder.relative_to(self.out)), "seconds": seconds}  # fmt: skip
             self.state["final"] = {"generation": generation, "agent": self.current.name, "results": results}
             self._save()

@@ -73,6 +73,9 @@ class LoopTable:
 class FinalTable:
     games: int = 200
     opponents: tuple[str, ...] = ("start", "random")  # "start" (generation 0), "random", or a file
+    # Exploration of both players in the final matches: two greedy agents (the Q agent plays its
+    # best move) would otherwise play one game per colour over and over.
+    temperature: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -164,6 +167,8 @@ def _check(config: RLLoopConfig, source: str) -> None:
         raise bad("gate.kind", f"must be one of {', '.join(GATE_KINDS)}, not {config.gate.kind!r}")
     if config.gate.kind != "none" and config.gate.games < 1:
         raise bad("gate.games", f"must be at least 1 for the {config.gate.kind!r} gate (or gate.kind = 'none')")
+    if not (isinstance(config.final.temperature, int | float) and 0.0 <= config.final.temperature <= 1.0):
+        raise bad("final.temperature", "must be a number in [0, 1]")
     if not isinstance(config.final.opponents, list | tuple) or not all(
         isinstance(o, str) and o for o in config.final.opponents
     ):
