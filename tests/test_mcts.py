@@ -46,7 +46,9 @@ def test_search_stops_on_event_and_on_time():
     assert 0.15 <= result.elapsed < 2.0
     assert result.visits > 100
     long = agent.search(GameState.new_game(9), SearchBudget(max_seconds=1.0))
-    assert long.elapsed >= 0.95 and long.visits > result.visits
+    # It searched for its whole second (visit counts of the two searches are not compared: on a
+    # loaded machine a short search can get more CPU than a long one).
+    assert long.elapsed >= 0.95 and long.visits > 100
 
 
 def test_progress_callback_is_called_during_long_search():
