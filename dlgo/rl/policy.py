@@ -101,15 +101,19 @@ class PolicyAgent(RLAgent):
         lr: float = 0.02,
         clipnorm: float | None = 1.0,
         batch_size: int = 512,
+        use_advantage: bool = False,
     ) -> dict[str, float]:
         """One REINFORCE pass over ``experience`` (a buffer or chunks of one); the mean loss.
 
         The book's 19x19 network used lr 1e-7; the small 9x9 networks here learn with 0.02.
+        ``use_advantage``: weight each move by its advantage (reward - baseline value) instead of
+        the reward (the AlphaGo pipeline's RL stage with a value network as baseline).
         """
         compile_sgd(self.model, lr, clipnorm, loss=clipped_policy_loss(POLICY_CLIP))
         num_points = self.encoder.num_points()
         chunks = (
-            (buf.states.astype(np.float32), policy_gradient_targets(buf, num_points)) for buf in as_buffers(experience)
+            (buf.states.astype(np.float32), policy_gradient_targets(buf, num_points, use_advantage))
+            for buf in as_buffers(experience)
         )
         try:
             return fit_chunks(self.model, chunks, batch_size)

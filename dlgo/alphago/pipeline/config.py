@@ -65,6 +65,10 @@ class RLStage:
     batch_size: int = 256
     temperature: float = 0.0  # chance of an off-policy random move (book 10.3)
     eval_games: int = 200  # final RL policy against the supervised one (0: no match)
+    # A value network (``alphago_value`` planes, e.g. weights/alphago-9x9/value.keras) as the
+    # baseline: each move learns from ``reward - value(position)`` (book 12.1's advantage; AlphaGo's
+    # second pass did so), so moves played after the game was decided carry no credit. "": none.
+    baseline: str = ""
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ class PoolTask:
     temperature: float
     seed: int
     out: str
+    baseline: str = ""
 
 
 _LOADED: dict[str, object] = {}
@@ -66,6 +67,17 @@ def _agent(path: str, size: int, copy: int = 0):
     return _LOADED[key]
 
 
+def baseline_values(path: str, size: int, states: np.ndarray, black_to_move: list[bool]) -> np.ndarray:
+    """The value network's estimate for the player to move at each recorded decision: the
+    policy planes plus the ``alphago_value`` encoder's 49th plane (ones if Black is to move)."""
+    if len(states) == 0:
+        return np.zeros(0, np.float32)
+    value = _agent(path, size)
+    player = np.broadcast_to(np.asarray(black_to_move, np.float32)[:, None, None, None], (*states.shape[:3], 1))
+    x = np.concatenate([states.astype(np.float32), player], axis=-1)
+    return np.concatenate([value._predict(x[i : i + 1024])[0].reshape(-1) for i in range(0, len(x), 1024)])
+
+
 def play_pool_task(task: PoolTask) -> dict:
     """Play a task's games (learner against pool opponents) and write its experience file last."""
     from dlgo.gotypes import Player
@@ -76,6 +88,7 @@ def play_pool_task(task: PoolTask) -> dict:
     learner = _agent(task.learner, task.board_size)
     learner.set_temperature(task.temperature)
     collector = ExperienceCollector()
+    black_moves: list[bool] = []  # per recorded decision: the learner played Black
     records, wins = [], 0
     for g in range(task.games):
         index = task.index * 1000 + g
@@ -94,14 +107,18 @@ def play_pool_task(task: PoolTask) -> dict:
         record = simulate_game(*players, task.board_size, komi=task.komi, collectors=collectors, index=index,
                                labels=labels)  # fmt: skip
         wins += record.winner == ("B" if learner_colour == Player.black else "W")
+        black_moves += [learner_colour == Player.black] * (len(collector.states) - len(black_moves))
         records.append(record.to_json())
     learner.set_collector(None)
+    buffer = collector.to_buffer()
+    if task.baseline:
+        buffer.advantages = buffer.rewards - baseline_values(task.baseline, task.board_size, buffer.states, black_moves)
     out = Path(task.out)
     records_file = out / f"task-{task.index:05d}.jsonl"
     tmp = records_file.with_name(records_file.name + ".tmp")
     tmp.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records), encoding="utf-8")
     os.replace(tmp, records_file)
-    write_experience(collector.to_buffer(), out / f"task-{task.index:05d}.h5")
+    write_experience(buffer, out / f"task-{task.index:05d}.h5")
     return {"index": task.index, "games": task.games, "wins": wins}
 
 
@@ -114,7 +131,16 @@ def _play_iteration(config: PipelineConfig, folder: Path, i: int, progress: bool
     counts = [min(per, s.games_per_iteration - start) for start in range(0, s.games_per_iteration, per)]
     tasks = [
         PoolTask(
-            t, n, pool[-1], pool, config.board_size, config.komi, s.temperature, task_seed(config.seed, i, t), str(out)
+            t,
+            n,
+            pool[-1],
+            pool,
+            config.board_size,
+            config.komi,
+            s.temperature,
+            task_seed(config.seed, i, t),
+            str(out),
+            s.baseline,
         )  # fmt: skip
         for t, n in enumerate(counts)
         if not (out / f"task-{t:05d}.h5").exists()
@@ -164,7 +190,7 @@ def run_rl(config: PipelineConfig, sl_policy: str, progress: bool = True) -> dic
         played = _play_iteration(config, folder, i, progress)
         learner = load_rl_agent(version_path(folder, i - 1), config.board_size)
         losses = learner.train(iter_experience(played["files"], 50_000), lr=s.lr, clipnorm=s.clipnorm,
-                               batch_size=s.batch_size)  # fmt: skip
+                               batch_size=s.batch_size, use_advantage=bool(s.baseline))  # fmt: skip
         seconds = round(time.monotonic() - began, 1)
         win_rate = played["wins"] / max(1, played["games"])
         parent = read_card(version_path(folder, i - 1)).training
@@ -176,7 +202,12 @@ def run_rl(config: PipelineConfig, sl_policy: str, progress: bool = True) -> dic
                 "parent": version_path(folder, i - 1).name,
                 "opponents": f"uniform over rl-0000 .. rl-{i - 1:04d}",
                 "games": played["games"],
-                "settings": {"lr": s.lr, "clipnorm": s.clipnorm, "batch_size": s.batch_size},
+                "settings": {
+                    "lr": s.lr,
+                    "clipnorm": s.clipnorm,
+                    "batch_size": s.batch_size,
+                    "baseline": s.baseline or None,
+                },
                 "seconds": seconds,
             },
             metrics={"train_losses": losses, "win_rate_vs_pool": round(win_rate, 4)},
