@@ -237,6 +237,24 @@ def test_every_training_stage_end_to_end_then_skipped(tmp_path):
     move = agent.select_move(GameState.new_game(5, komi=0.5))
     assert move.is_play or move.is_pass
 
+    # a value network as the RL stage's baseline: each decision keeps reward - value
+    import h5py
+
+    from dlgo.alphago.pipeline.rl_stage import PoolTask, baseline_values, play_pool_task
+
+    pool_out = tmp_path / "pool"
+    pool_out.mkdir()
+    sl_path = networks["sl"]
+    play_pool_task(PoolTask(0, 2, sl_path, (sl_path,), 5, 0.5, 0.0, 9, str(pool_out), networks["value"]))
+    with h5py.File(pool_out / "task-00000.h5") as f:
+        states, rewards, advantages = (f[GROUP][k][()] for k in ("states", "rewards", "advantages"))
+    values = rewards - advantages
+    assert np.all(np.abs(values) <= 1.0 + 1e-3) and np.any(np.abs(values) > 1e-4)
+    as_black = baseline_values(networks["value"], 5, states, [True] * len(states))
+    as_white = baseline_values(networks["value"], 5, states, [False] * len(states))
+    # each decision's value is the network's, for the colour the learner played
+    assert all(abs(v - b) < 1e-3 or abs(v - w) < 1e-3 for v, b, w in zip(values, as_black, as_white))
+
     # another run starts from these trained networks instead of training them again (a new
     # machine resuming from committed weights): no expert games, the same files in its stages
     adopted = PipelineConfig.from_dict({**_config_dict(config), "out": str(tmp_path / "adopted"),

@@ -104,6 +104,18 @@ def test_policy_gradient_makes_won_moves_likelier_and_lost_moves_rarer() -> None
     assert after[12] > before[12] and after[6] < before[6]
 
 
+def test_policy_gradient_with_a_baseline_follows_the_advantage_not_the_reward() -> None:
+    """Won games whose moves the baseline expected to win by more: their advantage is negative."""
+    agent = new_agent("pg", SIZE, width=8, seed=1)
+    state = GameState.new_game(SIZE)
+    x = agent.encoder.encode(state)
+    before = agent.predict(state)
+    buf = ExperienceBuffer(_repeat(x, 64), [12] * 32 + [6] * 32, [1.0] * 64, [-0.5] * 32 + [0.5] * 32)
+    agent.train(buf, lr=0.05, batch_size=16, use_advantage=True)
+    after = agent.predict(state)
+    assert after[12] < before[12] and after[6] > before[6]
+
+
 def test_q_network_has_board_and_action_inputs_and_learns_the_reward() -> None:
     agent = new_agent("q", SIZE, width=8, seed=1)
     assert [tuple(i.shape[1:]) for i in agent.model.inputs] == [(SIZE, SIZE, 11), (25,)]
