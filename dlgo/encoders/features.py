@@ -17,11 +17,19 @@ from dlgo.encoders import ladder
 from dlgo.goboard import BLACK, GameState
 from dlgo.zobrist import zobrist_table
 
-__all__ = ["BoardAnalysis", "analyse", "padded_colors", "recent_moves", "legal_move_mask", "ladder_captured"]
+__all__ = [
+    "BoardAnalysis",
+    "zobrist_array",
+    "analyse",
+    "padded_colors",
+    "recent_moves",
+    "legal_move_mask",
+    "ladder_captured",
+]
 
 
 @functools.cache
-def _zobrist_array(num_rows: int, num_cols: int) -> tuple[np.ndarray, int]:
+def zobrist_array(num_rows: int, num_cols: int) -> tuple[np.ndarray, int]:
     table = zobrist_table(num_rows, num_cols)
     return np.array(table.stone, dtype=np.uint64), table.white_to_move
 
@@ -70,7 +78,7 @@ class BoardAnalysis:
         self.w = board.geometry.width
         self.colors = padded_colors(game_state)
         self.color = color = game_state.next_player.value
-        zob, wtm = _zobrist_array(self.rows, self.cols)
+        zob, wtm = zobrist_array(self.rows, self.cols)
         h0 = board._hash ^ (wtm if color == BLACK else 0)  # after black plays, white is to move
         info, hash_after = K.analyse(self.colors, self.w, color, zob, np.uint64(h0), full_moves)
         self.label, self.nxt, self.libs, self.size, self.legal, self.libs_after, self.captures, self.new_size = info

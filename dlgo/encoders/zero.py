@@ -32,8 +32,8 @@ from numba import njit
 from dlgo.encoders import kernels as K
 from dlgo.encoders import ladder
 from dlgo.encoders.base import Encoder
-from dlgo.encoders.features import BoardAnalysis, recent_moves
-from dlgo.goboard import GameState, Move
+from dlgo.encoders.features import BoardAnalysis, recent_moves, zobrist_array
+from dlgo.goboard import BLACK, GameState, Move
 
 __all__ = ["ZeroEncoder", "create", "PLANES", "HISTORY", "KOMI_SCALE"]
 
@@ -89,6 +89,20 @@ def _fill(colors, w, color, libs, laddered, lad_cap, history, komi_value, last_p
             out[p // w - 1, p % w - 1, 7 + k] = 1.0
 
 
+@njit(cache=True, nogil=True)
+def _encode(colors, w, color, zob, h0, komi_value, history, last_pass, out):
+    """Every plane but ko (6) in one compiled call, for a position without superko conflicts.
+
+    Returns the situation hash after every legal play (suicide excluded): when one of them is an
+    earlier situation, the caller encodes again with that play removed from the legal moves."""
+    info, hash_after = K.analyse(colors, w, color, zob, h0, False)
+    libs = info[2]
+    legal = info[4]
+    ladders = ladder.ladder_features(colors, w, color, info[0], libs, legal, True, False)
+    _fill(colors, w, color, libs, ladders[0], ladders[1], history, komi_value, last_pass, out)
+    return hash_after[legal != 0]
+
+
 class ZeroEncoder(Encoder):
     num_planes = len(PLANES)
     history_moves = HISTORY
@@ -97,6 +111,35 @@ class ZeroEncoder(Encoder):
         return "zero"
 
     def _encode_into(self, game_state: GameState, out: np.ndarray) -> None:
+        board = game_state.board
+        w = board.geometry.width
+        history = np.zeros(HISTORY, np.int32)
+        last_pass = False
+        state: GameState | None = game_state
+        for k in range(HISTORY):
+            move = state.last_move
+            if move is None:
+                break
+            if move.is_play:
+                history[k] = move.point.row * w + move.point.col
+            elif k == 0:
+                last_pass = move.is_pass
+            state = state.previous_state
+            if state is None:
+                break
+        color = game_state.next_player.value
+        zob, wtm = zobrist_array(board.num_rows, board.num_cols)
+        h0 = board._hash ^ (wtm if color == BLACK else 0)  # after black plays, white is to move
+        komi = game_state.komi if color != BLACK else -game_state.komi
+        colors = np.frombuffer(board.padded_colors, np.int8)
+        hashes = _encode(colors, w, color, zob, np.uint64(h0), komi / KOMI_SCALE, history, last_pass, out)
+        previous = game_state.previous_states
+        if previous and not previous.isdisjoint(hashes.tolist()):
+            out[...] = 0.0  # a superko point changes the legal moves the ladder planes read
+            self._encode_with_ko(game_state, out)
+
+    def _encode_with_ko(self, game_state: GameState, out: np.ndarray) -> None:
+        """The planes from a full ``BoardAnalysis`` (superko points excluded from the legal moves)."""
         a = BoardAnalysis(game_state)
         w = a.w
         moves = recent_moves(game_state, HISTORY)
