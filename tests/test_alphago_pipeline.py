@@ -237,6 +237,18 @@ def test_every_training_stage_end_to_end_then_skipped(tmp_path):
     move = agent.select_move(GameState.new_game(5, komi=0.5))
     assert move.is_play or move.is_pass
 
+    # raising the RL stage's iterations goes on from the last version: nothing replayed
+    from dlgo.alphago.pipeline.rl_stage import run_rl
+
+    versions = {p: p.stat().st_mtime for p in (run_dir / "rl").glob("rl-000*.keras")}
+    longer = PipelineConfig.from_dict({**_config_dict(config), "rl": {**_config_dict(config)["rl"], "iterations": 3}})
+    run_rl(longer, networks["sl"], progress=False)
+    assert {p: p.stat().st_mtime for p in versions} == versions
+    assert (run_dir / "rl" / "rl-0003.keras").exists() and (
+        run_dir / "rl" / "eval-vs-sl-0003" / "summary.json"
+    ).exists()
+    assert not list(run_dir.glob("rl.stale-*"))
+
     # a value network as the RL stage's baseline: each decision keeps reward - value
     import h5py
 

@@ -8,7 +8,7 @@ and one REINFORCE pass over them (``PolicyAgent.train``, book 10.2) gives versio
 
 Files, in ``<out>/rl/``: ``rl-NNNN.keras`` (each with its card), ``exp-NNNN/task-NNNNN.h5`` (the
 book's HDF5 layout) and ``.jsonl`` game records, ``log.csv`` (iteration, the learner's win rate
-against the pool, the loss, seconds) and at the end ``eval-vs-sl/`` (``dlgo.rl.evaluate``: the
+against the pool, the loss, seconds) and at the end ``eval-vs-sl-NNNN/`` (``dlgo.rl.evaluate``: the
 final version against the supervised policy, binomial test). Resuming: a version whose file
 exists is done; within an iteration, finished task files are kept and only missing tasks play.
 """
@@ -166,6 +166,19 @@ def _log(folder: Path, row: dict) -> None:
         writer.writerow(row)
 
 
+def _eval_folder(iterations: int) -> str:
+    """The final match's folder: one per final version."""
+    return f"eval-vs-sl-{iterations:04d}"
+
+
+def _finished(folder: Path, iterations: int, eval_games: int) -> bool:
+    """The stage's recorded result is for this many iterations and this final match."""
+    meta = json.loads((folder / "stage.json").read_text(encoding="utf-8"))
+    metrics = meta.get("metrics", {})
+    played = metrics.get("vs_sl_policy", {}).get("games", 0) if eval_games else 0
+    return metrics.get("iterations") == iterations and played == eval_games
+
+
 def run_rl(config: PipelineConfig, sl_policy: str, progress: bool = True) -> dict[str, str]:
     """Iterate policy gradient against the pool; ``rl-policy.keras`` and the match against ``sl_policy``."""
     from dlgo.inference import read_card
@@ -173,11 +186,14 @@ def run_rl(config: PipelineConfig, sl_policy: str, progress: bool = True) -> dic
     from dlgo.rl.experience import iter_experience
 
     stage = Stage(config, "rl", {"sl_policy": Path(sl_policy)})
-    if (outputs := stage.done()) is not None:
-        return outputs
-    stage.begin()
+    # How far to go and the final match are not part of the stage's identity: raising
+    # ``iterations`` goes on from the last version instead of starting over.
+    stage.settings = {k: v for k, v in stage.settings.items() if k not in ("iterations", "eval_games")}
     s = config.rl
     folder = stage.dir
+    if (outputs := stage.done()) is not None and _finished(folder, s.iterations, s.eval_games):
+        return outputs
+    stage.begin()
     if not version_path(folder, 0).exists():
         shutil.copy(sl_policy, version_path(folder, 0).with_suffix(".tmp"))
         card = Path(sl_policy).with_suffix(".card.json")
@@ -226,7 +242,8 @@ def run_rl(config: PipelineConfig, sl_policy: str, progress: bool = True) -> dic
         from dlgo.rl.evaluate import EvalSettings, run_evaluation
 
         settings = EvalSettings(str(final), sl_policy, s.eval_games, config.board_size, config.komi, config.seed)
-        summary = run_evaluation(settings, folder / "eval-vs-sl", workers=config.workers, progress=progress)
+        summary = run_evaluation(settings, folder / _eval_folder(s.iterations), workers=config.workers,
+                                 progress=progress)  # fmt: skip
         metrics = {key: summary.get(key) for key in ("games", "engine_wins", "win_rate", "p_value",
                                                       "p_value_one_sided")}  # fmt: skip
-    return stage.finish({"policy": "rl-policy.keras"}, {"vs_sl_policy": metrics})
+    return stage.finish({"policy": "rl-policy.keras"}, {"vs_sl_policy": metrics, "iterations": s.iterations})
