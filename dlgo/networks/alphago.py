@@ -4,8 +4,9 @@
   eleven 3x3, 192 filters), then layer 13: one 1x1 filter, flattened, softmax over the points.
   The book's code built only 11 ReLU layers before the output (docs/book-differences.md, 12); this follows its
   text. Being fully convolutional it accepts ``input_shape=(None, None, 48)``.
-- ``value_network``: the same 12 layers, then Conv 192 3x3 ReLU, Conv 1 1x1 ReLU, flatten,
-  Dense 256 ReLU, Dense 1 tanh (16 layers; input 49 planes: the ``alphago_value`` encoder).
+- ``value_network``: the same 12 layers, then Conv 192 3x3 ReLU, Conv 1 1x1 (linear here, ReLU in
+  the book: docs/book-differences.md, 22), flatten, Dense 256 ReLU, Dense 1 tanh (16 layers; input
+  49 planes: the ``alphago_value`` encoder).
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def alphago_model(
         outputs = Softmax(name="policy")(Flatten()(x))
         return keras.Model(inputs, outputs, name="alphago_policy")
     x = Conv2D(num_filters, other_kernel_size, padding="same", activation="relu", name="conv13")(x)
-    x = Conv2D(1, 1, padding="same", activation="relu", name="conv14")(x)
+    # The book's conv14 is a ReLU with one filter: when that one channel goes dark the whole head
+    # is constant (docs/book-differences.md, 22). Linear keeps the layer and its parameters.
+    x = Conv2D(1, 1, padding="same", name="conv14")(x)
     x = Dense(256, activation="relu", name="dense15")(Flatten()(x))
     outputs = Dense(1, activation="tanh", name="value")(x)
     return keras.Model(inputs, outputs, name="alphago_value")

@@ -59,7 +59,8 @@ def clipped_policy_loss(floor: float) -> Any:
 
     Keras computes categorical cross-entropy of a softmax layer from its logits, which has no
     floor: a lost game's move is pushed down without end (log p -> -inf), and a few hundred
-    steps of that drove the loss to -150 and wrecked the policy in our runs. Below ``floor``
+    steps of that drove the loss to -150 and wrecked the policy in our runs (docs/book-differences.md,
+    21). Below ``floor``
     (the agents' sampling clip) a move cannot get rarer in play, so the push stops there.
     """
     import keras
