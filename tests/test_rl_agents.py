@@ -189,6 +189,13 @@ def test_save_and_load_with_a_model_card(agents, kind, tmp_path) -> None:
     if kind == "q":
         inputs = [np.repeat(x, 3, 0), one_hot_actions(np.array([0, 5, 9]), 25)]
         assert np.allclose(loaded._predict(inputs)[0], agent._predict(inputs)[0], atol=1e-5)
+        # the same card as one-input networks, its second input named; the engine's loader refuses it
+        from dlgo.inference import ModelFileError, load_model
+
+        assert card.heads == ["value"] and card.input_shape == [SIZE, SIZE, 11]
+        assert card.network["inputs"] == ["board", "action"]
+        with pytest.raises(ModelFileError, match="several inputs"):
+            load_model(path)
     else:
         for a, b in zip(loaded._predict(x), agent._predict(x)):
             assert np.allclose(a, b, atol=1e-5)

@@ -46,10 +46,15 @@ def model_heads(model: keras.Model) -> list[str]:
     return heads
 
 
-def _input_shape(model: keras.Model) -> list[int | None]:
+def _input_shape(model: keras.Model, extra_inputs: bool = False) -> list[int | None]:
+    """The board input's (rows, cols, planes). With ``extra_inputs`` the board is the first of
+    several inputs (the Q network's board and action, book 11.2), which can be saved with a card
+    but not played by the runners."""
     shape = model.input_shape
     if isinstance(shape, list):
-        raise ValueError("models with several inputs are not supported here")
+        if not extra_inputs:
+            raise ValueError("models with several inputs are not supported here")
+        shape = shape[0]
     return list(shape[1:])
 
 
@@ -117,7 +122,8 @@ def save_model(
     """Save ``model`` to ``path`` (``.keras``) with its card; returns the card written.
 
     Shape fields (encoder, planes, heads, input shape, parameter count, versions) are filled in
-    from the model; ``card_fields`` (training, metrics, strength, notes, network) add the rest.
+    from the model; ``card_fields`` (training, metrics, strength, notes, network) add the rest. A
+    model with more inputs than the board (first) lists them in ``network.inputs``.
     """
     path = Path(path)
     if path.suffix != ".keras":
@@ -127,11 +133,13 @@ def save_model(
         if isinstance(encoder, str):
             raise ValueError("board_sizes is required when the encoder is given by name")
         board_sizes = [encoder.board_width]
-    input_shape = _input_shape(model)
+    input_shape = _input_shape(model, extra_inputs=True)
     base = card.to_dict() if card is not None else {}
     base.update(card_fields)
     network = dict(base.get("network") or {})
     network.setdefault("name", model.name)
+    if len(model.inputs) > 1:
+        network["inputs"] = [t.name for t in model.inputs]
     network["parameters"] = int(model.count_params())
     base.update(
         encoder=encoder_name,

@@ -9,7 +9,6 @@ only the path.
 
 from __future__ import annotations
 
-import datetime
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -146,35 +145,3 @@ class RLAgent(Agent):
         path = Path(path)
         save_model(self.model, path, self.encoder, rl_agent=self.kind, **card_fields)
         return path
-
-
-def save_two_input_model(model: keras.Model, path: Path, encoder: Encoder, kind: str, **card_fields: Any) -> Path:
-    """``.keras`` file and card for a network with a board and an action input (the Q network,
-    book 11.2), which ``dlgo.inference.save_model`` (one board input) does not take."""
-    import keras
-
-    from dlgo import __version__
-    from dlgo.inference.card import ModelCard, write_card
-
-    if path.suffix != ".keras":
-        raise ValueError(f"{path}: model files end in .keras")
-    card = ModelCard.from_dict(
-        {
-            **card_fields,
-            "encoder": encoder.name(),
-            "board_sizes": [encoder.board_width],
-            "num_planes": encoder.num_planes,
-            "heads": ["value"],
-            "input_shape": list(encoder.shape()),
-            "network": {"name": model.name, "parameters": int(model.count_params()), "inputs": ["board", "action"]},
-            "versions": {"dlgo": __version__, "keras": keras.__version__, "backend": keras.backend.backend()},
-            "created": datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat(),
-            "rl_agent": kind,
-        }
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.keras")
-    model.save(tmp)
-    os.replace(tmp, path)
-    write_card(path, card)
-    return path

@@ -11,9 +11,7 @@ mean squared error, plain SGD, one pass.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,7 +19,7 @@ import numpy as np
 from dlgo.agent.helpers import is_point_an_eye
 from dlgo.encoders import Encoder
 from dlgo.goboard import GameState, Move
-from dlgo.rl.base import RLAgent, compile_sgd, one_hot_actions, save_two_input_model
+from dlgo.rl.base import RLAgent, compile_sgd, one_hot_actions
 from dlgo.rl.experience import ExperienceBuffer
 from dlgo.rl.policy import as_buffers, fit_chunks
 
@@ -143,6 +141,3 @@ class QAgent(RLAgent):
             return fit_chunks(self.model, chunks, batch_size)
         finally:
             self._trained()
-
-    def serialize(self, path: str | os.PathLike, **card_fields: Any) -> Path:
-        return save_two_input_model(self.model, Path(path), self.encoder, self.kind, **card_fields)
