@@ -4,18 +4,12 @@
 costs start-up time for code that only needs the interface.
 """
 
-from typing import Any
-
 from dlgo.agent.base import Agent
 from dlgo.agent.helpers import is_point_an_eye
 from dlgo.agent.naive import RandomBot
+from dlgo.lazy import lazy_names
 
 __all__ = ["Agent", "RandomBot", "TerminationAgent", "is_point_an_eye"]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "TerminationAgent":
-        from dlgo.agent.termination import TerminationAgent
-
-        return TerminationAgent
-    raise AttributeError(f"module 'dlgo.agent' has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, {"TerminationAgent": "dlgo.agent.termination"})

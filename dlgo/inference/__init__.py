@@ -14,8 +14,9 @@ check of its model files) costs no compiled kernels.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dlgo.lazy import lazy_names
 
 if TYPE_CHECKING:
     from dlgo.inference.card import ModelCard, card_path, read_card
@@ -36,12 +37,7 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOME:
-        raise AttributeError(f"module 'dlgo.inference' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"dlgo.inference.{_HOME[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, {name: f".{module}" for name, module in _HOME.items()})
 
 
 __all__ = [

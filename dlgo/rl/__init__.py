@@ -18,8 +18,7 @@ Importing this package loads neither Keras nor TensorFlow.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from dlgo.lazy import lazy_names
 
 _HOME = {
     "ExperienceCollector": "experience",
@@ -38,9 +37,4 @@ _HOME = {
 __all__ = list(_HOME)
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOME:
-        raise AttributeError(f"module 'dlgo.rl' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"dlgo.rl.{_HOME[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, {name: f".{module}" for name, module in _HOME.items()})

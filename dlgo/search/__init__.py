@@ -10,6 +10,7 @@ uses the shared budget, result and agent interface.
 - ``agent``: ``PUCTAgent``, the generic PUCT ``SearchAgent`` on any evaluator.
 """
 
+from dlgo.lazy import lazy_names
 from dlgo.search.base import (
     CandidateInfo,
     ProgressCallback,
@@ -35,12 +36,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'dlgo.search' has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [
