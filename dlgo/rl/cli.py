@@ -39,8 +39,9 @@ def _init(args: argparse.Namespace) -> None:
     from dlgo.rl.agents import new_agent
 
     agent = new_agent(args.kind, args.size, encoder=args.encoder, trunk=args.trunk, width=args.width, seed=args.seed)
-    command = "python -m dlgo.rl " + " ".join(sys.argv[1:])
-    agent.serialize(args.out, training={"command": command, "generation": 0}, notes="untrained (random weights)")
+    agent.serialize(
+        args.out, training={"command": args.command_line, "generation": 0}, notes="untrained (random weights)"
+    )
     print(json.dumps({"model": args.out, "kind": args.kind, "parameters": int(agent.model.count_params())}))
 
 
@@ -65,9 +66,8 @@ def _train(args: argparse.Namespace) -> None:
     from dlgo.rl.agents import train_version
 
     settings = {k: v for k, v in (("lr", args.lr), ("clipnorm", args.clipnorm), ("batch_size", args.batch_size)) if v}
-    command = "python -m dlgo.rl " + " ".join(sys.argv[1:])
     files = experience_files(args.experience)
-    training = train_version(args.agent, files, args.out, settings, command, args.chunk_size)
+    training = train_version(args.agent, files, args.out, settings, args.command_line, args.chunk_size)
     print(json.dumps({"model": args.out, "losses": training["losses"], "seconds": training["seconds"]}))
 
 
@@ -93,7 +93,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _loop(args: argparse.Namespace, argv: list[str]) -> int:
+def _loop(args: argparse.Namespace) -> int:
     import signal
 
     from dlgo.rl.loop import RLLoop
@@ -101,9 +101,8 @@ def _loop(args: argparse.Namespace, argv: list[str]) -> int:
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up chatter (workers inherit it)
     out = args.out or str(Path("runs") / Path(args.config).stem)
-    command = "python -m dlgo.rl " + " ".join(argv)
     try:
-        loop = RLLoop(load_rl_config(args.config), out, command=command, progress=not args.quiet)
+        loop = RLLoop(load_rl_config(args.config), out, command=args.command_line, progress=not args.quiet)
     except RLConfigError as e:
         print(f"rl-loop: {e}", file=sys.stderr)
         return 2
@@ -201,8 +200,9 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
+    args.command_line = "python -m dlgo.rl " + " ".join(argv)  # written on the model cards
     if args.command == "loop":
-        return _loop(args, argv)
+        return _loop(args)
     if args.command in ("plot", "ship"):
         return _report(args)
     if args.command == "init":

@@ -144,25 +144,22 @@ def _check(config: RLLoopConfig, source: str) -> None:
         raise bad("kind", f"must be one of {', '.join(LOOP_KINDS)}, not {config.kind!r}")
     if not 2 <= config.board_size <= 19:
         raise bad("board_size", "must be from 2 to 19")
-    for key, value in (
-        ("selfplay.games", config.selfplay.games),
-        ("selfplay.games_per_task", config.selfplay.games_per_task),
-        ("selfplay.jobs", config.selfplay.jobs),
-        ("train.window", config.train.window),
-        ("init.width", config.init.width),
+    at_least = {1: "must be at least 1", 0: "must not be negative"}
+    for key, value, least in (
+        ("selfplay.games", config.selfplay.games, 1),
+        ("selfplay.games_per_task", config.selfplay.games_per_task, 1),
+        ("selfplay.jobs", config.selfplay.jobs, 1),
+        ("train.window", config.train.window, 1),
+        ("init.width", config.init.width, 1),
+        ("train.lr", config.train.lr, 0),
+        ("train.clipnorm", config.train.clipnorm, 0),
+        ("train.batch_size", config.train.batch_size, 0),
+        ("gate.games", config.gate.games, 0),
+        ("loop.iterations", config.loop.iterations, 0),
+        ("final.games", config.final.games, 0),
     ):
-        if value < 1:
-            raise bad(key, "must be at least 1")
-    for key, value in (
-        ("train.lr", config.train.lr),
-        ("train.clipnorm", config.train.clipnorm),
-        ("train.batch_size", config.train.batch_size),
-        ("gate.games", config.gate.games),
-        ("loop.iterations", config.loop.iterations),
-        ("final.games", config.final.games),
-    ):
-        if value < 0:
-            raise bad(key, "must not be negative")
+        if value < least:
+            raise bad(key, at_least[least])
     if config.gate.kind not in GATE_KINDS:
         raise bad("gate.kind", f"must be one of {', '.join(GATE_KINDS)}, not {config.gate.kind!r}")
     if config.gate.kind != "none" and config.gate.games < 1:
