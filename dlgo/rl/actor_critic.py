@@ -22,9 +22,9 @@ import numpy as np
 
 from dlgo.encoders import Encoder
 from dlgo.goboard import GameState, Move
-from dlgo.rl.base import RLAgent, acceptable_play, clip_probs, clipped_policy_loss, compile_sgd
+from dlgo.rl.base import RLAgent, acceptable_play, as_buffers, clip_probs, clipped_policy_loss, compile_sgd
 from dlgo.rl.experience import ExperienceBuffer
-from dlgo.rl.policy import as_buffers, fit_chunks, policy_gradient_targets
+from dlgo.rl.policy import policy_gradient_targets
 
 if TYPE_CHECKING:
     import keras
@@ -89,7 +89,4 @@ class ACAgent(RLAgent):
             (buf.states.astype(np.float32), (policy_gradient_targets(buf, n, use_advantage=True), buf.rewards))
             for buf in as_buffers(experience)
         )
-        try:
-            return fit_chunks(self.model, chunks, batch_size)
-        finally:
-            self._trained()
+        return self._fit(chunks, batch_size)

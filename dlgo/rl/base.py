@@ -10,6 +10,7 @@ only the path.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,13 +20,23 @@ from dlgo.agent.base import Agent
 from dlgo.agent.helpers import is_point_an_eye
 from dlgo.encoders import Encoder
 from dlgo.goboard import GameState, Move
+from dlgo.rl.experience import ExperienceBuffer
 
 if TYPE_CHECKING:
     import keras
 
     from dlgo.rl.experience import ExperienceCollector
 
-__all__ = ["RLAgent", "clip_probs", "acceptable_play", "one_hot_actions", "compile_sgd", "clipped_policy_loss"]
+__all__ = [
+    "RLAgent",
+    "as_buffers",
+    "fit_chunks",
+    "clip_probs",
+    "acceptable_play",
+    "one_hot_actions",
+    "compile_sgd",
+    "clipped_policy_loss",
+]
 
 
 def clip_probs(probs: np.ndarray, eps: float) -> np.ndarray:
@@ -83,6 +94,28 @@ def compile_sgd(model: keras.Model, lr: float, clipnorm: float | None, loss: Any
     model.compile(optimizer=keras.optimizers.SGD(learning_rate=lr, **kw), loss=loss, loss_weights=loss_weights)
 
 
+def as_buffers(experience: ExperienceBuffer | Iterable[ExperienceBuffer]) -> Iterable[ExperienceBuffer]:
+    """One buffer, or the chunks of ``dlgo.rl.experience.iter_experience``, as an iterable."""
+    return [experience] if isinstance(experience, ExperienceBuffer) else experience
+
+
+def fit_chunks(model: keras.Model, chunks: Iterable[tuple[Any, Any]], batch_size: int) -> dict[str, float]:
+    """One epoch over the chunks (each ``(inputs, targets)``); the mean losses, weighted by size."""
+    totals: dict[str, float] = {}
+    seen = 0
+    for x, y in chunks:
+        n = len(x[0]) if isinstance(x, list) else len(x)
+        if n == 0:
+            continue
+        history = model.fit(x, y, batch_size=batch_size, epochs=1, verbose=0, shuffle=True)
+        for key, values in history.history.items():
+            totals[key] = totals.get(key, 0.0) + float(values[-1]) * n
+        seen += n
+    if not seen:
+        raise ValueError("no experience to train on")
+    return {key: total / seen for key, total in totals.items()} | {"decisions": seen}
+
+
 class RLAgent(Agent):
     """A network agent that learns from its own games. Subclasses set ``kind`` and implement
     ``select_move`` and ``train``."""
@@ -134,6 +167,13 @@ class RLAgent(Agent):
 
     def _trained(self) -> None:
         self._runner = None  # an ONNX export holds the old weights
+
+    def _fit(self, chunks: Iterable[tuple[Any, Any]], batch_size: int) -> dict[str, float]:
+        """One training pass over ``chunks`` (``fit_chunks``); the runner is remade afterwards."""
+        try:
+            return fit_chunks(self.model, chunks, batch_size)
+        finally:
+            self._trained()
 
     def train(self, experience: Any, **settings: Any) -> dict[str, float]:
         raise NotImplementedError

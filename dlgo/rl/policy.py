@@ -25,13 +25,21 @@ import numpy as np
 
 from dlgo.encoders import Encoder
 from dlgo.goboard import GameState, Move
-from dlgo.rl.base import RLAgent, acceptable_play, clip_probs, clipped_policy_loss, compile_sgd, one_hot_actions
+from dlgo.rl.base import (
+    RLAgent,
+    acceptable_play,
+    as_buffers,
+    clip_probs,
+    clipped_policy_loss,
+    compile_sgd,
+    one_hot_actions,
+)
 from dlgo.rl.experience import ExperienceBuffer
 
 if TYPE_CHECKING:
     import keras
 
-__all__ = ["PolicyAgent", "POLICY_CLIP", "policy_gradient_targets", "as_buffers"]
+__all__ = ["PolicyAgent", "POLICY_CLIP", "policy_gradient_targets"]
 
 POLICY_CLIP = 1e-5
 
@@ -40,28 +48,6 @@ def policy_gradient_targets(experience: ExperienceBuffer, num_points: int, use_a
     """Zero vectors with the reward (or the advantage) at the action: the REINFORCE target."""
     weights = experience.advantages if use_advantage else experience.rewards
     return one_hot_actions(experience.actions, num_points, weights)
-
-
-def as_buffers(experience: ExperienceBuffer | Iterable[ExperienceBuffer]) -> Iterable[ExperienceBuffer]:
-    """One buffer, or the chunks of ``dlgo.rl.experience.iter_experience``, as an iterable."""
-    return [experience] if isinstance(experience, ExperienceBuffer) else experience
-
-
-def fit_chunks(model: keras.Model, chunks: Iterable[tuple[Any, Any]], batch_size: int) -> dict[str, float]:
-    """One epoch over the chunks (each ``(inputs, targets)``); the mean losses, weighted by size."""
-    totals: dict[str, float] = {}
-    seen = 0
-    for x, y in chunks:
-        n = len(x[0]) if isinstance(x, list) else len(x)
-        if n == 0:
-            continue
-        history = model.fit(x, y, batch_size=batch_size, epochs=1, verbose=0, shuffle=True)
-        for key, values in history.history.items():
-            totals[key] = totals.get(key, 0.0) + float(values[-1]) * n
-        seen += n
-    if not seen:
-        raise ValueError("no experience to train on")
-    return {key: total / seen for key, total in totals.items()} | {"decisions": seen}
 
 
 class PolicyAgent(RLAgent):
@@ -115,7 +101,4 @@ class PolicyAgent(RLAgent):
             (buf.states.astype(np.float32), policy_gradient_targets(buf, num_points, use_advantage))
             for buf in as_buffers(experience)
         )
-        try:
-            return fit_chunks(self.model, chunks, batch_size)
-        finally:
-            self._trained()
+        return self._fit(chunks, batch_size)

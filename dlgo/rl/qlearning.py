@@ -19,9 +19,8 @@ import numpy as np
 from dlgo.agent.helpers import is_point_an_eye
 from dlgo.encoders import Encoder
 from dlgo.goboard import GameState, Move
-from dlgo.rl.base import RLAgent, compile_sgd, one_hot_actions
+from dlgo.rl.base import RLAgent, as_buffers, compile_sgd, one_hot_actions
 from dlgo.rl.experience import ExperienceBuffer
-from dlgo.rl.policy import as_buffers, fit_chunks
 
 if TYPE_CHECKING:
     import keras
@@ -137,7 +136,4 @@ class QAgent(RLAgent):
             ([buf.states.astype(np.float32), one_hot_actions(buf.actions, n)], buf.rewards)
             for buf in as_buffers(experience)
         )
-        try:
-            return fit_chunks(self.model, chunks, batch_size)
-        finally:
-            self._trained()
+        return self._fit(chunks, batch_size)

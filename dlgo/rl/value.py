@@ -21,9 +21,8 @@ import numpy as np
 from dlgo.agent.helpers import is_point_an_eye
 from dlgo.encoders import Encoder
 from dlgo.goboard import GameState, Move
-from dlgo.rl.base import RLAgent, compile_sgd
+from dlgo.rl.base import RLAgent, as_buffers, compile_sgd
 from dlgo.rl.experience import ExperienceBuffer
-from dlgo.rl.policy import as_buffers, fit_chunks
 
 if TYPE_CHECKING:
     import keras
@@ -76,7 +75,4 @@ class ValueAgent(RLAgent):
         """One pass of MSE between the values of the recorded positions and +-1 results."""
         compile_sgd(self.model, lr, clipnorm, loss="mse")
         chunks = ((buf.states.astype(np.float32), value_targets(buf)) for buf in as_buffers(experience))
-        try:
-            return fit_chunks(self.model, chunks, batch_size)
-        finally:
-            self._trained()
+        return self._fit(chunks, batch_size)
