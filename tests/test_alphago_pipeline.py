@@ -179,8 +179,10 @@ def test_a_stage_is_done_only_for_the_same_inputs_and_settings(tmp_path):
 
 
 def test_the_config_rejects_unknown_keys(tmp_path):
-    with pytest.raises(ValueError, match="rl"):
+    with pytest.raises(ValueError, match=r"unknown key rl\.iterationz"):
         PipelineConfig.from_dict({"rl": {"iterationz": 3}})
+    with pytest.raises(ValueError, match=r"rl\.lr must be a number"):  # the types of dlgo.tomlfile's tables
+        PipelineConfig.from_dict({"rl": {"lr": "fast"}})
     config = PipelineConfig.load(str(ROOT / "configs" / "train" / "alphago-9x9.toml"))
     assert config.board_size == 9 and config.search.engine_config == "configs/engine/alphago-9x9.toml"
 

@@ -6,11 +6,11 @@ to the directory the command runs in, the repository root in the docs).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from dlgo.tomlfile import read_toml
+from dlgo.tomlfile import build_table, read_toml
 
 __all__ = ["PipelineConfig", "ExpertGames", "Supervised", "Rollout", "RLStage", "ValueStage", "SearchStage"]
 
@@ -122,23 +122,18 @@ class PipelineConfig:
         return {**common, **asdict(getattr(self, name))}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> PipelineConfig:
-        tables = {f.name: f.type for f in fields(cls)}
-        kwargs: dict[str, Any] = {}
-        for key, value in data.items():
-            if key not in tables:
-                raise ValueError(f"unknown key {key!r} in the pipeline config")
-            if isinstance(value, dict):
-                kind = {f.name: f for f in fields(cls)}[key].default_factory  # type: ignore[misc]
-                known = {f.name for f in fields(kind)}
-                unknown = set(value) - known
-                if unknown:
-                    raise ValueError(f"unknown key(s) in [{key}]: {', '.join(sorted(unknown))}")
-                kwargs[key] = kind(**value)
-            else:
-                kwargs[key] = value
-        return cls(**kwargs)
+    def from_dict(cls, data: dict[str, Any], source: str = "the pipeline config") -> PipelineConfig:
+        """The config from a TOML table: one error naming ``source`` and the key for an unknown
+        key or a value of the wrong type (``dlgo.tomlfile.build_table``)."""
+        factories = {f.name: f.default_factory for f in fields(cls) if f.default_factory is not MISSING}
+        tables = {
+            key: build_table(factories[key], value, key, source)
+            if isinstance(value, dict) and key in factories
+            else value
+            for key, value in data.items()
+        }
+        return build_table(cls, tables, "pipeline", source)
 
     @classmethod
     def load(cls, path: str) -> PipelineConfig:
-        return cls.from_dict(read_toml(path))
+        return cls.from_dict(read_toml(path), str(path))
