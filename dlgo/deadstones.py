@@ -1,10 +1,12 @@
-"""Dead-stone estimate from Monte Carlo ownership, for counting finished games.
+"""Dead-stone estimate from Monte Carlo ownership (or a network's), for counting finished games.
 
 Random playouts (eye rule, compiled kernel) are run from the position, half with each player
 to move first so neither side gets a free tempo. A string whose points end up the opponent's
 more often than its own is dead, unless a static two-eye check (``dlgo.eyes``) shows it lives.
 Strings that survive with liberties only in neutral points
-shared with the opponent are reported as seki.
+shared with the opponent are reported as seki. The same rule reads any other ownership map:
+:func:`ownership_count` takes a network's (KataGo's ownership head, averaged over a short search)
+in place of the playouts'.
 
 :func:`count` is the one dead-stone count of a position (cached), so an engine's
 ``final_score`` and ``final_status_list`` and its pass decisions always agree. The compiled
@@ -14,6 +16,7 @@ playouts are imported on first use, so importing this module stays cheap.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +34,8 @@ __all__ = [
     "final_result",
     "ownership_values",
     "count",
+    "ownership_count",
+    "status_from_ownership",
     "has_neutral_points",
 ]
 
@@ -82,7 +87,12 @@ def estimate_status(game_state: GameState, num_playouts: int = 400, seed: int | 
         from dlgo.playout import kernel
 
         kernel.seed(seed)
-    own = ownership_values(game_state, num_playouts)
+    return status_from_ownership(game_state, ownership_values(game_state, num_playouts))
+
+
+def status_from_ownership(game_state: GameState, own: np.ndarray) -> GroupStatus:
+    """Alive, dead and seki strings from ``own``, the final owner per padded point (+1 black):
+    a string its opponent owns on average is dead unless the two-eye check says it lives."""
     board = game_state.board
     strings = _strings(game_state)
     by_ownership = []
@@ -147,6 +157,25 @@ _CACHE_SIZE = 64
 
 def count(state: GameState, playouts: int, seed: int | None = 1) -> Count:
     """Dead-stone estimate and the area result with dead stones removed (cached per position)."""
+    return _cached(state, ("playouts", playouts, seed), lambda: estimate_status(state, playouts, seed))
+
+
+def ownership_count(state: GameState, tag: tuple, ownership: Callable[[], np.ndarray]) -> Count:
+    """The count with dead stones read from ``ownership()``: the final owner per point, rows from
+    the top, +1 black (``SearchResult.ownership`` of a network with an ownership head). Cached per
+    position and ``tag`` (what made the map), so ``ownership`` runs once per position."""
+
+    def status() -> GroupStatus:
+        grid = np.asarray(ownership(), dtype=np.float64)
+        rows, cols = state.board.num_rows, state.board.num_cols
+        padded = np.zeros((rows + 2, cols + 2))
+        padded[rows:0:-1, 1 : cols + 1] = grid  # the inverse of dlgo.playout.Ownership.grid
+        return status_from_ownership(state, padded.ravel())
+
+    return _cached(state, ("ownership", *tag), status)
+
+
+def _cached(state: GameState, tag: tuple, status: Callable[[], GroupStatus]) -> Count:
     key = (
         state.board.zobrist_hash(),
         state.board.num_rows,
@@ -154,16 +183,14 @@ def count(state: GameState, playouts: int, seed: int | None = 1) -> Count:
         state.next_player,
         state.ko_point,
         float(state.komi),
-        playouts,
-        seed,
+        *tag,
     )
     hit = _CACHE.get(key)
     if hit is not None:
         _CACHE.move_to_end(key)
         return hit
-    status = estimate_status(state, playouts, seed)
-    result = compute_game_result(state, status.dead_stones())
-    value = Count(status, result)
+    found = status()
+    value = Count(found, compute_game_result(state, found.dead_stones()))
     _CACHE[key] = value
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

@@ -12,7 +12,7 @@ from numba import njit
 
 from dlgo.geometry import BLACK, BORDER, EMPTY, WHITE
 
-__all__ = ["EMPTY", "BLACK", "WHITE", "BORDER", "NO_LIMIT", "neighbor", "is_eye", "flood_chain"]
+__all__ = ["EMPTY", "BLACK", "WHITE", "BORDER", "NO_LIMIT", "neighbor", "is_eye", "flood_chain", "flood_words"]
 
 NO_LIMIT = 1 << 30  # a liberty cap ``flood_chain`` never reaches
 
@@ -54,41 +54,51 @@ def is_eye(colors, w, p, c):
 
 
 @njit(cache=True)
-def flood_chain(colors, w, p, mark, ctr, stones, lib_out, max_libs):
+def flood_words(n):
+    """Length of the int32 workspace ``flood_chain`` needs on a board of ``n`` padded points."""
+    return 2 * n + 5
+
+
+@njit(cache=True)
+def flood_chain(colors, w, p, ws, max_libs):
     """The chain (string) at ``p``: its stones and its distinct liberties, breadth first.
 
-    Stones go into ``stones`` (room for every point needed), liberties into ``lib_out`` as many
-    as fit. ``mark`` (one int per point) and ``ctr`` (one int, the fill's generation) are scratch
-    kept between calls, so a fill costs nothing per point it does not reach. Returns (number of
+    ``ws`` is one int32 workspace (``flood_words(n)`` long, ``n = colors.shape[0]``, zeros at
+    first) kept between calls: ``ws[:n]`` marks, ``ws[n:2n]`` the stones found, ``ws[2n:2n+4]``
+    the first four liberties, ``ws[2n+4]`` the fill's generation, so a fill costs nothing per
+    point it does not reach. One array rather than four: compiled callers pay reference counting
+    per array argument, a large part of the ladder reader's time with four arrays per fill. Returns (number of
     stones, number of liberties); it stops as soon as it has more than ``max_libs`` liberties
-    (then the stone list is incomplete and the count is ``max_libs + 1``): pass ``NO_LIMIT``
-    for the whole chain.
+    (then the stone list is incomplete and the count is ``max_libs + 1``): pass ``NO_LIMIT`` for
+    the whole chain.
     """
-    ctr[0] += 1
-    gen = ctr[0]
+    n = colors.shape[0]
+    st = n
+    lb = 2 * n
+    ws[lb + 4] += 1
+    gen = ws[lb + 4]
     c = colors[p]
-    mark[p] = gen
-    stones[0] = p
+    ws[p] = gen
+    ws[st] = p
     ns = 1
     nl = 0
     i = 0
-    cap = lib_out.shape[0]
     while i < ns:
-        s = stones[i]
+        s = ws[st + i]
         i += 1
         for k in range(4):
             q = neighbor(s, w, k)
-            if mark[q] == gen:
+            if ws[q] == gen:
                 continue
             cq = colors[q]
             if cq == c:
-                mark[q] = gen
-                stones[ns] = q
+                ws[q] = gen
+                ws[st + ns] = q
                 ns += 1
             elif cq == EMPTY:
-                mark[q] = gen
-                if nl < cap:
-                    lib_out[nl] = q
+                ws[q] = gen
+                if nl < 4:
+                    ws[lb + nl] = q
                 nl += 1
                 if nl > max_libs:
                     return ns, nl

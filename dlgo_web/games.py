@@ -202,9 +202,7 @@ class GameSession:
         self._generation += 1
         generation, stop = self._generation, threading.Event()
         self._stop, self._live, self.error = stop, None, None
-        self._worker = threading.Thread(
-            target=self._think, args=(generation, stop), name=f"bot-{self.id}", daemon=True
-        )
+        self._worker = threading.Thread(target=self._think, args=(generation, stop), name=f"bot-{self.id}", daemon=True)
         self._worker.start()
 
     def _cancel_search(self) -> None:

@@ -119,6 +119,15 @@ SCHEMA: dict[str, dict[str, Param]] = {
             int, 1000, "playouts of the dead-stone estimate for final_score/final_status_list", minimum=10
         ),
         "seed": Param(int, 1, "seed of that estimate (the same position always scores the same)", minimum=0),
+        "dead_stones": Param(
+            str,
+            "playouts",
+            "what finds dead stones: playouts, network (the agent's ownership head), auto (network when it has one)",
+            choices=("playouts", "network", "auto"),
+        ),
+        "network_visits": Param(
+            int, 100, "visits of the search whose averaged network ownership finds dead stones", minimum=1
+        ),
     },
     "analysis": {
         "max_visits": Param(
@@ -127,7 +136,9 @@ SCHEMA: dict[str, dict[str, Param]] = {
             "analysis (lz-analyze ...) stops searching after this many visits (MCTS keeps about 5 KB per visit)",
             minimum=1,
         ),
-        "ownership_playouts": Param(int, 400, "playouts behind the ownership map of analysis", minimum=10),
+        "ownership_playouts": Param(
+            int, 400, "playouts behind the ownership map of analysis when the network has no ownership head", minimum=10
+        ),
         "visits": Param(int, 5000, "visits of the one-shot GoGui analysis commands", minimum=1),
         "seconds": Param(float, 5.0, "seconds limit of the one-shot GoGui analysis commands", minimum=0.0),
     },

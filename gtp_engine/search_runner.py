@@ -273,6 +273,15 @@ class SearchRunner:
             raise GtpError(f"agent '{agent_type.name}' does not search: no analysis")
         return agent
 
+    def ownership_agent(self) -> SearchAgent | None:
+        """The board's agent when its searches give the network's ownership map (an ownership
+        head), waiting for its build; None otherwise or when no agent plays the board."""
+        try:
+            _, _, agent = self.engine.agents.get(self.engine.game.rows, self.engine.game.cols)
+        except GtpError:
+            return None
+        return agent if isinstance(agent, SearchAgent) and agent.network_ownership else None
+
     def run_interruptible(self, fn: Callable[[], T], stop: threading.Event, pause_builds: bool = False) -> T:
         """``fn()`` in a worker while the main thread watches the input for an interrupt, which
         sets ``stop``; its value, or its exception raised here. ``pause_builds``: background

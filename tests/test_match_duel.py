@@ -20,7 +20,7 @@ def test_duel_script_ctrl_c_then_resume(tmp_path):
     out = tmp_path / "duel"
     cmd = [
         sys.executable, "-m", "dlgo.match.duel",
-        "--engine-cmd", f"{sys.executable} {FAKE_ENGINE} slow:0.3", "--engine-name", "slow",
+        "--engine-cmd", f"{sys.executable} {FAKE_ENGINE} slow:1.0", "--engine-name", "slow",
         "--opponent-cmd", f"{sys.executable} {FAKE_ENGINE} pass", "--opponent-name", "passer",
         "--games", "8", "-j", "2", "--no-gnugo-check", "--no-progress", "--out", str(out),
     ]  # fmt: skip

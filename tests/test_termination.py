@@ -227,6 +227,20 @@ def test_no_pass_while_neutral_points_are_left() -> None:
     assert decide_after_search(state, result, unsettled, FakeReferee(FakeCount(), neutral=True), 80, False).move.is_pass
 
 
+def test_a_lucky_pass_of_a_small_search_is_not_played_on_an_open_board() -> None:
+    # One stone on a 9x13 board: the area count has no neutral point (every empty point touches
+    # only Black), so only the visit count stops a pass that won its four rollouts by chance.
+    state = GameState.new_game((13, 9)).apply_move(Move.play(Point(13, 9)))
+    policy = EndOfGamePolicy(resign=ResignPolicy(enabled=False))
+    lucky = CandidateInfo(move=PASS, visits=4, winrate=1.0)
+    play = CandidateInfo(move=E5, visits=3, winrate=1.0)
+    result = SearchResult([lucky, play], visits=300, winrate=1.0, elapsed=0.0)
+    decision = decide_after_search(state, result, policy, FakeReferee(FakeCount()), 1, False)
+    assert decision.move == E5 and "too few visits" in decision.reason
+    trusted = _result((PASS, 0.6), (E5, 0.5), visits=300)  # 150 visits each
+    assert decide_after_search(state, trusted, policy, FakeReferee(FakeCount()), 1, False).move.is_pass
+
+
 def test_after_a_pass_into_a_lost_count_plays_on_while_a_move_has_hope() -> None:
     state = GameState.new_game(9)
     referee = FakeReferee(FakeCount())

@@ -15,7 +15,7 @@ Everything that decides the end of a game around a search lives here too, so the
   lower threshold and a later minimum move for White in a handicap game.
 - Passing: answer a pass with a pass only when we win the count (:func:`wins_count`,
   :func:`pass_when_opponent_passed`), never pass while neutral points are left or on a lucky
-  pass of a small search (:func:`clear_pass_or_best_play`), and in cleanup mode
+  pass of a small search (:func:`is_lucky_pass`, :func:`clear_pass_or_best_play`), and in cleanup mode
   (``kgs-genmove_cleanup``) never pass while the opponent's dead stones are on the board
   (:func:`cleanup_move`). :func:`decide_after_search` puts the rules in the engine's order.
 """
@@ -46,6 +46,7 @@ __all__ = [
     "resign_signal",
     "wins_count",
     "clear_pass_or_best_play",
+    "is_lucky_pass",
     "PositionCount",
     "Referee",
     "Decision",
@@ -247,8 +248,15 @@ def clear_pass_or_best_play(candidates: list[CandidateInfo], root_visits: int) -
     plays = [c for c in candidates if not c.move.is_pass]
     if not plays:
         return pass_info
-    clearly_best = pass_info.visits >= max(10, root_visits // 10) and pass_info.winrate > plays[0].winrate
+    clearly_best = not is_lucky_pass(pass_info, root_visits) and pass_info.winrate > plays[0].winrate
     return pass_info if clearly_best else plays[0]
+
+
+def is_lucky_pass(pass_info: CandidateInfo, root_visits: int) -> bool:
+    """Has the search's best candidate, a pass, too few visits to trust: under 10, or under a
+    tenth of the search? On an open board a small search gives each of a hundred moves two or
+    three visits, and a pass that won its few by chance would hand the opponent a free move."""
+    return pass_info.visits < max(10, root_visits // 10)
 
 
 class PositionCount(Protocol):
@@ -389,6 +397,8 @@ def decide_after_search(
             )
         return Decision(Move.pass_turn(), "the opponent passed and no move is left")
 
+    if best.move.is_pass and non_pass and is_lucky_pass(best, result.visits):
+        return Decision(non_pass[0].move, "a pass with too few visits to trust: playing", non_pass[0])
     if best.move.is_pass and non_pass and policy.only_when_settled and referee.has_neutral_points(state):
         return Decision(non_pass[0].move, "not passing while neutral points are left", non_pass[0])
     return Decision(best.move, "best search move", best)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dlgo.kernels import BLACK, BORDER, EMPTY, NO_LIMIT, WHITE, flood_chain, is_eye, neighbor
+from dlgo.kernels import BLACK, BORDER, EMPTY, NO_LIMIT, WHITE, flood_chain, flood_words, is_eye, neighbor
 
 __all__ = [
     "EMPTY",
@@ -45,18 +45,15 @@ def chain_info(colors, w, label, nxt, libs, size):
         label[p] = -1
         libs[p] = 0
         size[p] = 0
-    mark = np.zeros(n, np.int64)
-    ctr = np.zeros(1, np.int64)
-    stones = np.empty(n, np.int32)
-    no_room = np.empty(0, np.int32)  # liberties are only counted here
+    ws = np.zeros(flood_words(n), np.int32)  # stones at ws[n:]
     for p in range(n):
         c = colors[p]
         if (c == BLACK or c == WHITE) and label[p] < 0:
-            ns, nl = flood_chain(colors, w, p, mark, ctr, stones, no_room, NO_LIMIT)
+            ns, nl = flood_chain(colors, w, p, ws, NO_LIMIT)
             for i in range(ns):
-                s = stones[i]
+                s = ws[n + i]
                 label[s] = p
-                nxt[s] = stones[i + 1] if i + 1 < ns else p
+                nxt[s] = ws[n + i + 1] if i + 1 < ns else p
                 libs[s] = nl
                 size[s] = ns
 

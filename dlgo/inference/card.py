@@ -30,8 +30,9 @@ class ModelCard:
     """What a model file needs and what it is worth.
 
     ``board_sizes``: sizes it was trained for (a size-independent network plays others too).
-    ``heads``: model outputs in order, each "policy" or "value". ``input_shape``: ``[rows, cols,
-    planes]`` with ``null`` for an open size. ``training``: data, command, epochs, samples, ...
+    ``heads``: model outputs in order, each "policy", "value", "ownership" or "score"
+    (``dlgo.inference.files.HEADS``). ``input_shape``: ``[rows, cols, planes]`` with ``null`` for
+    an open size. ``training``: data, command, epochs, samples, ...
     ``metrics``: measured figures, e.g. ``{"top1": 0.47, "top5": 0.78, "positions": 100000}``.
     ``strength``: how it plays, e.g. ``{"vs": "gnugo level 10", "wins": 31, "games": 50}``.
     """

@@ -2,6 +2,7 @@
 
     evaluator = BatchEvaluator(load_model("weights/zero.keras"))
     policy, value = evaluator.evaluate(states)   # [n, N*N + 1] (pass last), [n] in [-1, 1]
+    heads = evaluator.evaluate_full(states)      # by name; with "ownership" and "score" when the model has them
 
 One call encodes every state not in the cache, runs the network once on the whole batch (ONNX
 Runtime or a compiled function, never ``model.predict`` per position), and maps the answers
@@ -10,6 +11,13 @@ back. Values are from the point of view of the player to move in each state.
 Cache keys are (symmetry mode, board size, Zobrist situation hash, komi, the last
 ``encoder.history_moves`` moves): everything the planes depend on except superko beyond those
 moves. The cache is an LRU of ``cache_size`` positions (0 disables it).
+
+A network with KataGo's auxiliary heads (Wu 2019, "Accelerating Self-Play Learning in Go")
+also answers ``"ownership"`` (``[n, rows*cols]`` in [-1, 1], the final owner of each point from
+the player to move's view, +1 theirs, in the zero encoder's point order) and ``"score"`` (``[n]``,
+the final area score difference with komi for the player to move, in points): the cache keeps
+them with the position (ownership as float16), ``evaluate_full`` returns them. A model without
+them costs nothing more.
 
 Symmetry: ``"identity"`` (default), a fixed symmetry ``0..7``, ``"random"``: a random one of
 the 8 per evaluation (AlphaGo's trick against systematic bias; the cache keeps whichever symmetry
@@ -33,23 +41,28 @@ from dlgo.encoders import Encoder, get_encoder_by_name, symmetry
 from dlgo.goboard import GameState
 from dlgo.inference.files import LoadedModel, load_model, model_heads
 from dlgo.inference.runners import Runner, make_runner
+from dlgo.networks.zero import SCORE_SCALE
 
 if TYPE_CHECKING:
     import keras
 
-__all__ = ["BatchEvaluator", "onnx_path_for", "symmetry_average", "SYMMETRY_MODES", "RUNTIMES"]
+__all__ = ["BatchEvaluator", "onnx_path_for", "symmetry_average", "SYMMETRY_MODES", "RUNTIMES", "AUX_HEADS"]
 
 log = logging.getLogger(__name__)
 
 SYMMETRY_MODES = ("identity", "random", "average")
 RUNTIMES = ("fp32", "int8")
+AUX_HEADS = ("ownership", "score")  # heads beyond policy and value that the cache keeps
+# Heads with one entry per board point, which a symmetry moves like the policy.
+_SPATIAL = ("policy", "ownership")
 
 
 def symmetry_average(
     runner: Runner, heads: Sequence[str], x: np.ndarray, dims: tuple[int, int], count: int, max_batch: int
 ) -> dict[str, np.ndarray]:
     """The runner's answers on planes ``x`` by head, averaged over the board's first ``count``
-    allowed symmetries (policies mapped back to the original orientation, pass untouched)."""
+    allowed symmetries (policies and ownership mapped back to the original orientation, pass
+    untouched)."""
     totals: dict[str, np.ndarray] = {}
     used = symmetry.allowed(dims)[:count]
     for k in used:
@@ -57,7 +70,7 @@ def symmetry_average(
         outs = [runner(xk[i : i + max_batch]) for i in range(0, len(xk), max_batch)]
         for j, head in enumerate(heads):
             out = np.concatenate([o[j] for o in outs]).astype(np.float64)
-            if head == "policy":
+            if head in _SPATIAL:
                 out = symmetry.invert_policy(out, k, dims)
             totals[head] = totals[head] + out if head in totals else out
     return {head: (total / len(used)).astype(np.float32) for head, total in totals.items()}
@@ -135,7 +148,9 @@ class BatchEvaluator:
         self.symmetry_mode = 0 if symmetry_mode == "identity" else symmetry_mode
         self._rng = np.random.default_rng(seed)
         self.cache_size = cache_size
-        self._cache: OrderedDict[tuple, tuple[np.ndarray | None, float | None]] = OrderedDict()
+        # Per position: (policy, value), plus (ownership, score) for a model with those heads.
+        self.aux_heads = [h for h in AUX_HEADS if h in self.heads]
+        self._cache: OrderedDict[tuple, tuple] = OrderedDict()
         self.max_batch = max_batch
         self.hits = 0
         self.misses = 0
@@ -145,18 +160,34 @@ class BatchEvaluator:
     def evaluate(self, states: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray]:
         """Policy ``[n, moves]`` and value ``[n]`` for a network with both heads."""
         self._require("policy", "value")
-        policy, value = self._evaluate(states)
-        return policy, value
+        results = self._evaluate(states)
+        return _stack(results, 0), _values(results, 1)
+
+    def evaluate_full(self, states: Sequence[GameState]) -> dict[str, np.ndarray]:
+        """Every head of the model by name: ``policy`` ``[n, moves]``, ``value`` ``[n]``, and when
+        the model has them ``ownership`` ``[n, rows*cols]`` (float32) and ``score`` ``[n]`` in
+        points; all from the view of the player to move."""
+        results = self._evaluate(states)
+        out = {}
+        for j, head in enumerate(("policy", "value", *AUX_HEADS)):
+            if head in self.heads:
+                out[head] = _values(results, j) if head in ("value", "score") else _stack(results, j)
+        return out
+
+    @property
+    def has_aux(self) -> bool:
+        """Whether the model has both auxiliary heads (ownership and score)."""
+        return len(self.aux_heads) == len(AUX_HEADS)
 
     def policy(self, states: Sequence[GameState]) -> np.ndarray:
         """Move probabilities ``[n, moves]`` (``moves`` = N*N, or N*N + 1 with pass last)."""
         self._require("policy")
-        return self._evaluate(states)[0]
+        return _stack(self._evaluate(states), 0)
 
     def value(self, states: Sequence[GameState]) -> np.ndarray:
         """Values ``[n]`` in [-1, 1] for the player to move."""
         self._require("value")
-        return self._evaluate(states)[1]
+        return _values(self._evaluate(states), 1)
 
     def encoder_for(self, board_size: int | tuple[int, int]) -> Encoder:
         key = board_size if isinstance(board_size, tuple) else (board_size, board_size)
@@ -204,7 +235,9 @@ class BatchEvaluator:
             s = s.previous_state
         return (tag, board.num_rows, board.num_cols, state.situation_hash(), state.komi, tuple(history))
 
-    def _evaluate(self, states: Sequence[GameState]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    def _evaluate(self, states: Sequence[GameState]) -> list[tuple]:
+        """The cache entry of each state: (policy, value[, ownership, score]), None where the
+        model lacks a head."""
         n = len(states)
         if n == 0:
             raise ValueError("no states to evaluate")
@@ -243,9 +276,7 @@ class BatchEvaluator:
             if use_cache:
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
-        policy = np.stack([r[0] for r in results]) if "policy" in self.heads else None
-        value = np.array([r[1] for r in results], dtype=np.float32) if "value" in self.heads else None
-        return policy, value
+        return results
 
     def _run(self, encoder: Encoder, states: list[GameState], dims: tuple[int, int]) -> list[tuple]:
         x = encoder.encode_batch(states)
@@ -253,7 +284,7 @@ class BatchEvaluator:
         if self.symmetry_mode == "average":
             by_head = symmetry_average(self.runner, self.heads, x, dims, symmetry.NUM_SYMMETRIES, self.max_batch)
             self.batches += len(symmetry.allowed(dims)) * -(-m // self.max_batch)
-            return self._entries(by_head.get("policy"), by_head.get("value"), m)
+            return self._entries(by_head, m)
         syms: np.ndarray | None = None  # the symmetry of each position (one gather for all)
         if self.symmetry_mode == "random":
             syms = self._rng.choice(symmetry.allowed(dims), size=m)
@@ -269,18 +300,31 @@ class BatchEvaluator:
             by_head = dict(zip(self.heads, outputs[0]))
         else:
             by_head = {head: np.concatenate([o[j] for o in outputs]) for j, head in enumerate(self.heads)}
-        policy = by_head.get("policy")
-        value = by_head.get("value")
-        if policy is not None and syms is not None:
-            policy = symmetry.invert_each_policy(policy, syms, dims)
-        return self._entries(policy, value, m)
+        if syms is not None:
+            for head in _SPATIAL:
+                if head in by_head:
+                    by_head[head] = symmetry.invert_each_policy(by_head[head], syms, dims)
+        return self._entries(by_head, m)
 
-    @staticmethod
-    def _entries(policy: np.ndarray | None, value: np.ndarray | None, m: int) -> list[tuple]:
+    def _entries(self, by_head: dict[str, np.ndarray], m: int) -> list[tuple]:
         # A copy per row: a cached row must not keep its whole batch's array alive.
+        policy, value = by_head.get("policy"), by_head.get("value")
         policies = [row.copy() for row in policy] if policy is not None else [None] * m
         values = value.reshape(m, -1)[:, 0].tolist() if value is not None else [None] * m
-        return list(zip(policies, values))
+        if not self.aux_heads:
+            return list(zip(policies, values))
+        own, score = by_head.get("ownership"), by_head.get("score")
+        owns = [row.copy() for row in own.astype(np.float16)] if own is not None else [None] * m  # cached rows are many
+        scores = (score.reshape(m, -1)[:, 0] * SCORE_SCALE).tolist() if score is not None else [None] * m
+        return list(zip(policies, values, owns, scores))
+
+
+def _stack(results: list[tuple], j: int) -> np.ndarray | None:
+    return None if results[0][j] is None else np.stack([r[j] for r in results]).astype(np.float32, copy=False)
+
+
+def _values(results: list[tuple], j: int) -> np.ndarray | None:
+    return None if results[0][j] is None else np.array([r[j] for r in results], dtype=np.float32)
 
 
 def _name(encoder: str | Encoder) -> str:

@@ -24,26 +24,44 @@ from dlgo.inference.card import ModelCard, card_path, read_card, write_card
 if TYPE_CHECKING:
     import keras
 
-__all__ = ["ModelFileError", "LoadedModel", "save_model", "load_model", "check_model", "model_heads"]
+__all__ = [
+    "ModelFileError",
+    "LoadedModel",
+    "save_model",
+    "load_model",
+    "check_model",
+    "model_heads",
+    "HEADS",
+    "head_size",
+]
 
 
 class ModelFileError(ValueError):
     """A model file that cannot be used as asked: missing, unreadable or mismatched."""
 
 
+# Every head a model card may name. "ownership" (final owner per point, tanh, player to move)
+# and "score" (final score difference / SCORE_SCALE, player to move) are KataGo's auxiliary heads.
+HEADS = ("policy", "value", "ownership", "score")
+
+
 def model_heads(model: keras.Model) -> list[str]:
-    """ "policy"/"value" for each output: by output name, else a single output of size 1 is a value."""
+    """The head of each output, by output name (a name containing one of ``HEADS``), else a
+    single output of size 1 is a value and a wider one a policy."""
     names = list(getattr(model, "output_names", None) or [model.layers[-1].name])
     shapes = model.output_shape if isinstance(model.output_shape, list) else [model.output_shape]
     heads = []
     for name, shape in zip(names, shapes):
-        if "policy" in name:
-            heads.append("policy")
-        elif "value" in name:
-            heads.append("value")
-        else:
-            heads.append("value" if shape[-1] == 1 else "policy")
+        named = [h for h in HEADS if h in name]
+        heads.append(named[0] if named else "value" if shape[-1] == 1 else "policy")
     return heads
+
+
+def head_size(head: str, encoder: Encoder) -> int:
+    """Entries per position of ``head`` for ``encoder``'s board."""
+    if head == "policy":
+        return encoder.num_moves()
+    return encoder.board_height * encoder.board_width if head == "ownership" else 1
 
 
 def _input_shape(model: keras.Model, extra_inputs: bool = False) -> list[int | None]:
@@ -176,7 +194,7 @@ def _check(path: Path, card: ModelCard, input_shape: list[int | None], output_si
         raise fail("the model card lists no board size")
     if len(input_shape) != 3:
         raise fail(f"expected input (rows, cols, planes), the model takes {tuple(input_shape)}")
-    if len(card.heads) != len(output_sizes) or any(h not in ("policy", "value") for h in card.heads):
+    if len(card.heads) != len(output_sizes) or any(h not in HEADS for h in card.heads):
         raise fail(f"model card heads {card.heads} do not match the model's {len(output_sizes)} outputs")
     for size in card.board_sizes:
         encoder = get_encoder_by_name(card.encoder, size)
@@ -189,7 +207,7 @@ def _check(path: Path, card: ModelCard, input_shape: list[int | None], output_si
         if input_shape[0] not in (None, rows) or input_shape[1] not in (None, cols):
             raise fail(f"the model takes {input_shape[0]}x{input_shape[1]} boards, the card says {size}x{size}")
         for head, n in zip(card.heads, output_sizes):
-            expected = encoder.num_moves() if head == "policy" else 1
+            expected = head_size(head, encoder)
             if n is not None and n != expected:
                 raise fail(f"{head} output has {n} entries, encoder {card.encoder!r} at {size}x{size} needs {expected}")
 
@@ -327,4 +345,4 @@ def card_of(path: str | os.PathLike) -> ModelCard:
         raise ModelFileError(str(e)) from None
 
 
-__all__ += ["card_of", "card_path", "check_model_file"]
+__all__ += ["card_of", "card_path", "check_model_file", "HEADS"]

@@ -127,9 +127,7 @@ class CompiledRunner:
         return [keras.ops.convert_to_numpy(o) for o in out]
 
 
-def export_onnx(
-    model: keras.Model, path: str | os.PathLike, metadata: dict[str, str] | None = None
-) -> Path:
+def export_onnx(model: keras.Model, path: str | os.PathLike, metadata: dict[str, str] | None = None) -> Path:
     """Export ``model`` to an ONNX file with open batch (and open board size if the model has it).
 
     ``metadata``: strings stored in the file's ``metadata_props`` (``dlgo.inference.onnx_cache`` keeps
@@ -243,7 +241,10 @@ class OnnxRunner:
         got = self.session.run(None, {self._input: x})
         order = []
         for r in ref:
-            match = [j for j, g in enumerate(got) if g.shape == r.shape and np.allclose(g, r, atol=1e-4)]
+            # Not one taken already: value and score are both one number per position.
+            match = [
+                j for j, g in enumerate(got) if j not in order and g.shape == r.shape and np.allclose(g, r, atol=1e-4)
+            ]
             if not match:
                 raise RuntimeError(f"ONNX export of {model.name} does not reproduce the Keras outputs")
             order.append(match[0])

@@ -9,6 +9,17 @@
             -> concatenate -> softmax ("policy", N*N + 1: pass last)
     value:  Conv 1x1 (value_channels) -> BN -> ReLU -> global average + max pooling
             -> Dense value_hidden ReLU -> Dense 1 tanh ("value")
+    ownership (``ownership=True``): Conv 1x1 (aux_channels) -> BN -> ReLU -> Conv 1x1 (1) tanh
+            -> flatten ("ownership", N*N: +1 the player to move owns the point at the end)
+    score (``score=True``): the value head's pooled features -> Dense value_hidden ReLU
+            -> Dense 1 linear ("score": final area difference for the player to move / SCORE_SCALE)
+    global pooling (``global_pooling=True``): in every third residual block a Conv 3x3
+            (gpool_channels) -> BN -> ReLU of the block input is pooled (mean, max) and a Dense
+            layer adds the result to the block's first convolution as per-channel biases
+
+The auxiliary heads and global pooling are KataGo's (Wu 2019, "Accelerating Self-Play Learning
+in Go"): final ownership and score are dense targets that teach the trunk life, death and
+territory much faster than one win/loss bit per game; pooling lets a 3x3 trunk see the whole board.
 
 No layer's weights depend on the board size: the policy head is convolutional and the value
 head pools globally (the thesis head flattened into Dense 96 and so fixed the size). The same
@@ -18,7 +29,24 @@ the channel axis (the OLIVAW thesis' code normalised the wrong axis), L2 1e-4 on
 
 from __future__ import annotations
 
-__all__ = ["zero_model", "book_zero_model", "compile_zero"]
+__all__ = [
+    "zero_model",
+    "book_zero_model",
+    "compile_zero",
+    "graft_heads",
+    "model_has_heads",
+    "gpool_blocks",
+    "SCORE_SCALE",
+    "AUX_HEADS",
+]
+
+SCORE_SCALE = 20.0  # the score head predicts (area difference incl. komi) / SCORE_SCALE
+AUX_HEADS = ("ownership", "score")  # optional outputs, in this order after policy and value
+
+
+def gpool_blocks(blocks: int) -> list[int]:
+    """Residual blocks with global pooling: every third (2, 5, 8, ...; block 0 with fewer than 3)."""
+    return [i for i in range(blocks) if i % 3 == 2] or ([0] if blocks else [])
 
 
 def zero_model(
@@ -31,8 +59,17 @@ def zero_model(
     value_hidden: int = 64,
     l2: float = 1e-4,
     name: str | None = None,
+    *,
+    ownership: bool = False,
+    score: bool = False,
+    global_pooling: bool = False,
+    aux_channels: int = 16,
+    gpool_channels: int = 0,
 ):
-    """Residual policy/value network; ``board_size=None`` leaves the spatial size open."""
+    """Residual policy/value network; ``board_size=None`` leaves the spatial size open.
+
+    ``ownership``/``score`` add KataGo's auxiliary heads, ``global_pooling`` its pooling blocks
+    (``gpool_channels`` 0: a quarter of ``filters``); the defaults build the plain network."""
     import keras
     from keras import layers, regularizers
 
@@ -49,8 +86,15 @@ def zero_model(
     spatial = (board_size, board_size) if board_size else (None, None)
     inputs = keras.Input(shape=(*spatial, num_planes), name="planes")
     x = layers.ReLU(name="stem_relu")(bn(conv(inputs, filters, 3, "stem_conv"), "stem_bn"))
+    pooled_blocks = set(gpool_blocks(blocks)) if global_pooling else set()
+    g_channels = gpool_channels or max(4, filters // 4)
     for i in range(blocks):
-        y = layers.ReLU(name=f"res{i}_relu1")(bn(conv(x, filters, 3, f"res{i}_conv1"), f"res{i}_bn1"))
+        y = bn(conv(x, filters, 3, f"res{i}_conv1"), f"res{i}_bn1")
+        if i in pooled_blocks:
+            y = layers.Add(name=f"res{i}_gpool_add")(
+                [y, _gpool_bias(x, filters, g_channels, f"res{i}_gpool", conv, bn, reg)]
+            )
+        y = layers.ReLU(name=f"res{i}_relu1")(y)
         y = bn(conv(y, filters, 3, f"res{i}_conv2"), f"res{i}_bn2")
         x = layers.ReLU(name=f"res{i}_relu2")(layers.Add(name=f"res{i}_add")([x, y]))
 
@@ -65,12 +109,106 @@ def zero_model(
     policy = layers.Softmax(name="policy")(layers.Concatenate(name="policy_concat")([board_logits, pass_logit]))
 
     v = layers.ReLU(name="value_relu")(bn(conv(x, value_channels, 1, "value_conv"), "value_bn"))
-    v = layers.Concatenate(name="value_pool")(
+    value_pool = layers.Concatenate(name="value_pool")(
         [layers.GlobalAveragePooling2D(name="value_avg")(v), layers.GlobalMaxPooling2D(name="value_max")(v)]
     )
-    v = layers.Dense(value_hidden, activation="relu", kernel_regularizer=reg, name="value_hidden")(v)
+    v = layers.Dense(value_hidden, activation="relu", kernel_regularizer=reg, name="value_hidden")(value_pool)
     value = layers.Dense(1, activation="tanh", kernel_regularizer=reg, name="value")(v)
-    return keras.Model(inputs, [policy, value], name=name or f"zero_{blocks}x{filters}")
+    outputs = [policy, value]
+    if ownership:
+        o = layers.ReLU(name="ownership_relu")(bn(conv(x, aux_channels, 1, "ownership_conv"), "ownership_bn"))
+        o = layers.Conv2D(1, 1, activation="tanh", kernel_regularizer=reg, name="ownership_points")(o)
+        outputs.append(layers.Flatten(name="ownership")(o))
+    if score:
+        # shares the value head's pooled features, as KataGo's score and value heads do
+        s = layers.Dense(value_hidden, activation="relu", kernel_regularizer=reg, name="score_hidden")(value_pool)
+        outputs.append(layers.Dense(1, kernel_regularizer=reg, name="score")(s))
+    return keras.Model(inputs, outputs, name=name or f"zero_{blocks}x{filters}")
+
+
+def _gpool_bias(x, filters: int, channels: int, label: str, conv, bn, reg):
+    """KataGo's global pooling: ``channels`` features of ``x`` pooled over the board (mean, max),
+    mapped to one bias per trunk channel, shaped ``[batch, 1, 1, filters]`` to broadcast."""
+    from keras import layers
+
+    g = layers.ReLU(name=f"{label}_relu")(bn(conv(x, channels, 3, f"{label}_conv"), f"{label}_bn"))
+    g = layers.Concatenate(name=f"{label}_pool")(
+        [layers.GlobalAveragePooling2D(name=f"{label}_avg")(g), layers.GlobalMaxPooling2D(name=f"{label}_max")(g)]
+    )
+    g = layers.Dense(filters, use_bias=False, kernel_regularizer=reg, name=f"{label}_dense")(g)
+    return layers.Reshape((1, 1, filters), name=f"{label}_bias")(g)
+
+
+def model_has_heads(model) -> dict[str, bool]:
+    """Which auxiliary heads ``model`` has, by output name: ``{"ownership": .., "score": ..}``."""
+    names = list(model.output_names)
+    return {head: head in names for head in AUX_HEADS}
+
+
+def graft_heads(model, ownership: bool = True, score: bool = True, global_pooling: bool | None = None):
+    """A ``zero_model`` with ``model``'s trunk, policy and value weights (copied by layer name) and
+    the auxiliary heads asked for: fresh ones where ``model`` lacks them, its own where it has
+    them. A shipped network without the heads starts a loop that trains them (and
+    ``ownership=False, score=False`` strips them again). ``global_pooling=True`` adds pooling
+    blocks to a trunk without them, their last layer zero so every output stays the same;
+    None keeps the trunk as it is (pooling is never taken out: the outputs would change)."""
+    import re
+
+    import numpy as np
+
+    def layer(label: str):
+        try:
+            return model.get_layer(label)
+        except ValueError:
+            raise ValueError(f"{model.name}: not a zero network (no layer {label!r})") from None
+
+    blocks = sum(bool(re.fullmatch(r"res\d+_conv1", lay.name)) for lay in model.layers)
+    pooled = sorted(int(m.group(1)) for lay in model.layers if (m := re.fullmatch(r"res(\d+)_gpool_conv", lay.name)))
+    if pooled and pooled != gpool_blocks(blocks):
+        raise ValueError(
+            f"{model.name}: global pooling in blocks {pooled}, this code builds it in {gpool_blocks(blocks)}"
+        )
+    if pooled and global_pooling is False:
+        raise ValueError(f"{model.name}: its trunk has global pooling, which cannot be taken out")
+    stem = layer("stem_conv")
+    reg = stem.kernel_regularizer
+    own_conv = "ownership_conv" in {lay.name for lay in model.layers}
+    rows = model.input_shape[1]
+    new = zero_model(
+        int(model.input_shape[-1]),
+        blocks=blocks,
+        filters=int(stem.filters),
+        board_size=rows,
+        policy_channels=int(layer("policy_conv").filters),
+        value_channels=int(layer("value_conv").filters),
+        value_hidden=int(layer("value_hidden").units),
+        l2=float(reg.l2) if reg is not None else 0.0,
+        name=model.name,
+        ownership=ownership,
+        score=score,
+        global_pooling=bool(pooled) or bool(global_pooling),
+        aux_channels=int(layer("ownership_conv").filters) if own_conv else 16,
+        gpool_channels=int(layer(f"res{pooled[0]}_gpool_conv").filters) if pooled else 0,
+    )
+    source = {lay.name: lay for lay in model.layers}
+    for target in new.layers:
+        if target.name in source and target.weights:
+            target.set_weights(source[target.name].get_weights())
+        elif target.name.endswith("_gpool_dense"):
+            target.set_weights([np.zeros_like(w) for w in target.get_weights()])  # no bias yet
+        elif target.weights and target.name.split("_")[0] not in AUX_HEADS and "_gpool_" not in target.name:
+            raise ValueError(f"{model.name}: not a zero network (no layer {target.name!r})")
+    return new
+
+
+def conform_network(model, aux_heads: bool, global_pooling: bool = False):
+    """``model`` as a loop config asks for it: with both auxiliary heads or none, with global
+    pooling when asked (``graft_heads``); ``model`` itself when it is so already."""
+    has = model_has_heads(model)
+    pooled = any("_gpool_" in layer.name for layer in model.layers)
+    if all(has[h] == aux_heads for h in AUX_HEADS) and (pooled or not global_pooling):
+        return model
+    return graft_heads(model, ownership=aux_heads, score=aux_heads, global_pooling=True if global_pooling else None)
 
 
 def book_zero_model(num_planes: int, board_size: int = 9):

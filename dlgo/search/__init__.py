@@ -4,7 +4,10 @@ uses the shared budget, result and agent interface.
 
 - ``base``: ``SearchBudget``, ``SearchResult``/``CandidateInfo`` (one result type for analysis),
   ``SearchAgent`` (the interface the GTP engine, self-play and benchmarks call).
-- ``tree``: ``ZeroTreeNode`` (branches as arrays), ``puct_scores``, ``terminal_value``.
+- ``tree``: ``ZeroTreeNode`` (branches as arrays), ``NodeAux`` (a network's ownership and score
+  per node), ``puct_scores``, ``terminal_value``.
+- ``report``: the tree read into a ``SearchResult`` (candidates, PVs, and KataGo's averaged
+  ownership and score leads when the network has those heads).
 - ``puct``: ``PUCTSearch`` (batched leaf evaluation with virtual loss, tree reuse, root noise,
   early stop) and ``SearchStatistics`` (training targets).
 - ``agent``: ``PUCTAgent``, the generic PUCT ``SearchAgent`` on any evaluator.

@@ -79,6 +79,10 @@ class PUCTAgent(SearchAgent):
     def keeps_tree(self) -> bool:
         return self.settings.reuse_tree
 
+    @property
+    def network_ownership(self) -> bool:
+        return bool(getattr(self.evaluator, "has_aux", False))
+
     def default_budget(self) -> SearchBudget:
         return SearchBudget(max_visits=self.rounds_per_move, max_seconds=self.max_seconds)
 

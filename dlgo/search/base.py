@@ -74,6 +74,8 @@ class SearchResult:
     elapsed: float
     # Mean final owner per point, rows from the top, +1 black / -1 white (None if not computed).
     ownership: np.ndarray | None = None
+    # Points the player to move leads by at the end (a network's score head; None without one).
+    score_lead: float | None = None
 
     @property
     def best(self) -> CandidateInfo | None:
@@ -108,6 +110,12 @@ class SearchAgent(Agent):
 
     def default_budget(self) -> SearchBudget:
         raise NotImplementedError
+
+    @property
+    def network_ownership(self) -> bool:
+        """Whether ``search`` results carry the network's ownership map and score leads (a
+        network with KataGo's ownership and score heads)."""
+        return False
 
     @property
     def keeps_tree(self) -> bool:

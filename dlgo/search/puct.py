@@ -14,7 +14,10 @@ losses; the thesis waits for 40 nodes).
 
 The evaluator is anything with ``evaluate(states) -> (policy [n, N*N + 1], value [n])``, values
 for the player to move: ``dlgo.inference.BatchEvaluator`` (Zero, with its position cache and random
-symmetries) or ``dlgo.alphago.AlphaGoEvaluator`` (policy and value networks plus rollouts).
+symmetries) or ``dlgo.alphago.AlphaGoEvaluator`` (policy and value networks plus rollouts). One
+whose ``has_aux`` is true (a network with ownership and score heads) is asked ``evaluate_full``
+instead (except in self-play), and the tree keeps those answers for the result
+(``dlgo.search.report``).
 
 ``PUCTSearch`` keeps the tree between searches: a search from a position that descends from
 the previous root (our move and the opponent's answer, or a pondered position) starts from the
@@ -34,8 +37,10 @@ from typing import Protocol
 import numpy as np
 
 from dlgo.goboard import GameState, Move
-from dlgo.search.base import CandidateInfo, ProgressCallback, SearchBudget, SearchResult, lower_confidence_bound
-from dlgo.search.tree import ZeroTreeNode, index_move, move_index
+from dlgo.gotypes import Player
+from dlgo.search.base import ProgressCallback, SearchBudget, SearchResult
+from dlgo.search.report import tree_result
+from dlgo.search.tree import NodeAux, ZeroTreeNode, index_move, move_index
 
 __all__ = [
     "Evaluator",
@@ -132,9 +137,9 @@ class _Descent:
 class _Batch:
     leaves: list[_Descent]
     future: Future | None = None  # the evaluation running in the worker thread
-    answer: tuple[np.ndarray, np.ndarray] | None = None
+    answer: tuple | None = None  # policy, value[, ownership, score]
 
-    def result(self) -> tuple[np.ndarray, np.ndarray]:
+    def result(self) -> tuple:
         if self.future is not None:
             self.answer, self.future = self.future.result(), None
         assert self.answer is not None
@@ -165,6 +170,8 @@ class PUCTSearch:
         self.evaluator_calls = 0
         self.last_statistics: SearchStatistics | None = None
         self._executor: ThreadPoolExecutor | None = None
+        self._evaluate_aux = _with_aux(evaluator) if getattr(evaluator, "has_aux", False) else None
+        self._evaluate = evaluator.evaluate
 
     # --- the tree between searches -------------------------------------------------------------
     def clear(self) -> None:
@@ -210,6 +217,9 @@ class PUCTSearch:
     ) -> SearchResult:
         """Search ``state`` until the budget says stop; the result lists every visited root move."""
         started = time.monotonic()
+        # Ownership and score serve analysis and counting: self-play skips keeping them.
+        aux = self._evaluate_aux is not None and not self_play
+        self._evaluate = self._evaluate_aux if aux else self.evaluator.evaluate
         if state.is_over():
             self.clear()
             return SearchResult(candidates=[], visits=0, winrate=0.5, elapsed=budget.elapsed())
@@ -259,8 +269,11 @@ class PUCTSearch:
     def _evaluate_root(self, state: GameState) -> ZeroTreeNode:
         batch = _Batch([])
         self._start_evaluation(batch, [state])
-        policy, value = batch.result()
-        return ZeroTreeNode.from_evaluation(state, policy[0], float(value[0]))
+        policy, value, *aux = batch.result()
+        node = ZeroTreeNode.from_evaluation(state, policy[0], float(value[0]))
+        if aux and not node.terminal:
+            node.aux = NodeAux.for_mover(aux[0][0], aux[1][0], state.next_player is Player.black)
+        return node
 
     def _start_evaluation(self, batch: _Batch, states: list[GameState]) -> None:
         """Evaluate ``states`` for ``batch``: in the worker thread when pipelining (so the
@@ -270,9 +283,9 @@ class PUCTSearch:
         if self.settings.pipeline:
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(1, thread_name_prefix="dlgo-evaluate")
-            batch.future = self._executor.submit(self.evaluator.evaluate, states)
+            batch.future = self._executor.submit(self._evaluate, states)
         else:
-            batch.answer = self.evaluator.evaluate(states)
+            batch.answer = self._evaluate(states)
 
     def _add_noise(self, root: ZeroTreeNode) -> None:
         """Mix Dirichlet noise into the root priors (clean priors kept for the next search)."""
@@ -353,11 +366,14 @@ class PUCTSearch:
 
     def _finish(self, batch: _Batch) -> None:
         """Attach the evaluated leaves and back their values up (virtual losses become real)."""
-        policy, value = batch.result()
+        policy, value, *aux = batch.result()
         leaves = batch.leaves
         for i, d in enumerate(leaves):
             child = ZeroTreeNode.leaf(policy[i], float(value[i]))  # its position is rebuilt on a return
             d.parent.children[d.pos] = child
+            if aux:
+                child.aux = NodeAux.for_mover(aux[0][i], aux[1][i], d.state.next_player is Player.black)
+                child.aux.backup(d.path)
             self._backup(d.path, child.value)
             batch.leaves = leaves[i + 1 :]  # what an error would leave to undo
 
@@ -407,43 +423,7 @@ class PUCTSearch:
 
     # --- reading the tree ---------------------------------------------------------------------
     def result(self, elapsed: float) -> SearchResult:
-        root = self.root
-        if root is None or self.root_state is None:
-            return SearchResult(candidates=[], visits=0, winrate=0.5, elapsed=elapsed)
-        board = self.root_state.board
-        num_cols, points = board.num_cols, board.num_rows * board.num_cols
-        n = root.branch_visits()
-        q = root.expected_values()
-        priors = root.network_priors if root.network_priors is not None else root.priors
-        order = sorted(np.flatnonzero(n > 0).tolist(), key=lambda i: (n[i], q[i]), reverse=True)
-        candidates = []
-        for i in order:
-            visits = int(n[i])
-            winrate = (float(q[i]) + 1.0) / 2.0
-            candidates.append(
-                CandidateInfo(
-                    move=index_move(int(root.moves[i]), num_cols, points),
-                    visits=visits,
-                    winrate=winrate,
-                    prior=float(priors[i]),
-                    lcb=lower_confidence_bound(winrate * visits, visits),
-                    pv=self._pv(root, i, num_cols, points),
-                )
-            )
-        winrate = (root.mean_value() + 1.0) / 2.0
-        return SearchResult(candidates=candidates, visits=self._visits(root), winrate=winrate, elapsed=elapsed)
-
-    @staticmethod
-    def _pv(root: ZeroTreeNode, pos: int, num_cols: int, points: int, max_length: int = 30) -> list[Move]:
-        pv = [index_move(int(root.moves[pos]), num_cols, points)]
-        node = root.children.get(pos)
-        while node is not None and node.visits is not None and len(pv) < max_length:
-            best = int(np.argmax(node.visits))
-            if node.visits[best] <= 0:
-                break
-            pv.append(index_move(int(node.moves[best]), num_cols, points))
-            node = node.children.get(best)
-        return pv
+        return tree_result(self.root, self.root_state, elapsed)
 
     def statistics(self, new_visits: int = 0) -> SearchStatistics | None:
         root, state = self.root, self.root_state
@@ -485,6 +465,16 @@ class PUCTSearch:
         i = int(self.rng.choice(len(n), p=visit_distribution(n, temperature)))
         board = state.board
         return index_move(int(root.moves[i]), board.num_cols, board.num_rows * board.num_cols)
+
+
+def _with_aux(evaluator: Evaluator):
+    """``evaluate`` answering (policy, value, ownership, score) from ``evaluate_full``."""
+
+    def evaluate(states: Sequence[GameState]) -> tuple:
+        out = evaluator.evaluate_full(states)
+        return out["policy"], out["value"], out["ownership"], out["score"]
+
+    return evaluate
 
 
 def _same_situation(a: GameState, b: GameState) -> bool:

@@ -16,6 +16,15 @@ when a search first walks through it (``expand``). A leaf keeps no ``GameState``
 search rebuilds it from its parent's when it comes back. Memory is then about 4 KB per visit on
 9x9 and 10 KB on 19x19, mostly the positions of the inner nodes.
 
+With a network that has KataGo's ownership and score heads, a node also keeps a ``NodeAux``:
+the network's ownership (float16) and score of its position, and the sums of both over the
+evaluated nodes below it, added when a leaf's evaluation is backed up (one array add per node
+of the path), so the tree's averaged ownership and score lead are read in constant time. In
+Black's view (+1 Black), so no sign flips per ply. Measured (tracemalloc, 4000 visits from the
+empty board, a fake evaluator): 0.5 KB more per visit on 9x9 (1.9 -> 2.4 KB), 1.5 KB on 19x19
+(6.5 -> 8.0 KB), and about 8 microseconds of tree work per visit; without those heads ``aux``
+stays None.
+
 Values are from the point of view of the player to move in the node's position; W of a
 branch is from the point of view of the player making that move (the parent's mover), so
 the backup flips the sign at every ply.
@@ -37,7 +46,7 @@ from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Point
 from dlgo.scoring import compute_game_result
 
-__all__ = ["ZeroTreeNode", "puct_scores", "terminal_value", "move_index", "index_move"]
+__all__ = ["ZeroTreeNode", "NodeAux", "puct_scores", "terminal_value", "move_index", "index_move"]
 
 
 def move_index(move: Move, num_cols: int, num_points: int) -> int:
@@ -110,6 +119,49 @@ def _select_and_visit(priors, visits, total_values, total_visits, c, virtual_los
     return best
 
 
+class NodeAux:
+    """A node's ownership and score from the network's auxiliary heads, in Black's view, with
+    their sums over the evaluated nodes of its subtree below it (KataGo averages these)."""
+
+    __slots__ = ("ownership", "score", "ownership_below", "score_below", "count_below")
+
+    def __init__(self, ownership: np.ndarray, score: float) -> None:
+        self.ownership = ownership  # float16 [rows * cols], the zero encoder's point order, +1 Black
+        self.score = score  # Black's final lead in points, komi included
+        self.ownership_below: np.ndarray | None = None  # float32 sum, made at the first node below
+        self.score_below = 0.0
+        self.count_below = 0
+
+    @classmethod
+    def for_mover(cls, ownership: np.ndarray, score: float, black_to_move: bool) -> NodeAux:
+        """From the network's answer, which is in the view of the player to move."""
+        if black_to_move:
+            return cls(ownership.astype(np.float16), float(score))
+        return cls((-ownership).astype(np.float16), -float(score))
+
+    def add_below(self, other: NodeAux) -> None:
+        if self.ownership_below is None:
+            self.ownership_below = other.ownership.astype(np.float32)
+        else:
+            self.ownership_below += other.ownership
+        self.score_below += other.score
+        self.count_below += 1
+
+    def mean(self) -> tuple[np.ndarray, float]:
+        """Ownership (float32) and score averaged over this node and every evaluated node below."""
+        n = 1 + self.count_below
+        own = self.ownership.astype(np.float32)
+        if self.ownership_below is not None:
+            own += self.ownership_below
+        return own / n, (self.score + self.score_below) / n
+
+    def backup(self, path: list[tuple[ZeroTreeNode, int]]) -> None:
+        """Add this (new leaf's) evaluation to every node of the path down to it."""
+        for node, _ in path:
+            if node.aux is not None:
+                node.aux.add_below(self)
+
+
 class ZeroTreeNode:
     """One evaluated position of the tree (see the module docstring for the fields)."""
 
@@ -125,6 +177,7 @@ class ZeroTreeNode:
         "total_values",
         "total_visits",
         "children",
+        "aux",
     )
 
     def __init__(
@@ -147,6 +200,7 @@ class ZeroTreeNode:
         self.total_values: np.ndarray | None = None
         self.total_visits = 0.0  # sum of ``visits`` (virtual visits included while a batch runs)
         self.children: dict[int, ZeroTreeNode] = {}
+        self.aux: NodeAux | None = None  # ownership and score, for a network with those heads
 
     # --- construction -----------------------------------------------------------------------
     @classmethod

@@ -14,6 +14,12 @@ A chunk's name says where it belongs, so a restarted loop knows which tasks are 
 playing them twice, never losing them), and the training window (the last ``window``
 positions, growing with the iterations as AlphaGo Zero's and the thesis' did) is read from
 the names alone.
+
+KataGo's auxiliary targets (Wu 2019) ride along: ``ownership`` (int8 ``[n, N*N]``, the final
+owner of every point, +1 the player to move, -1 the opponent, 0 neither), ``score`` (the final
+area difference with komi for the player to move, in points) and ``aux_mask`` (1 where the game
+was counted after two passes; 0 for resigned or capped games and for chunks older than the
+targets, which load with mask 0).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,12 +46,16 @@ class ZeroExperienceBuffer:
 
     ``states``: encoded planes ``[n, rows, cols, planes]`` (float16: every plane of the zero
     encoder is exact in it); ``policies``: search visit distributions ``[n, N*N + 1]``;
-    ``rewards``: the final result for the player to move, +1 win, -1 loss, 0 jigo.
+    ``rewards``: the final result for the player to move, +1 win, -1 loss, 0 jigo;
+    ``ownership``, ``score``, ``aux_mask``: the auxiliary targets (module doc; None: none, mask 0).
     """
 
     states: np.ndarray
     policies: np.ndarray
     rewards: np.ndarray
+    ownership: np.ndarray | None = None
+    score: np.ndarray | None = None
+    aux_mask: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.states = np.asarray(self.states, dtype=np.float16)
@@ -53,6 +64,18 @@ class ZeroExperienceBuffer:
         n = len(self.states)
         if len(self.policies) != n or len(self.rewards) != n:
             raise ValueError("states, policies and rewards must have one entry per position")
+        points = self.states.shape[1] * self.states.shape[2] if self.states.ndim == 4 else self.policies.shape[-1] - 1
+        given = [a is not None for a in (self.ownership, self.score, self.aux_mask)]
+        if any(given) and not all(given):
+            raise ValueError("ownership, score and aux_mask come together")
+        have = all(given)
+        ownership = np.asarray(self.ownership if have else np.zeros((n, points)), dtype=np.int8)
+        # a game resigned before its first recorded move has no rows; -1 cannot be inferred from 0
+        self.ownership = ownership.reshape(n, ownership.size // n if n else max(points, 0))
+        self.score = np.asarray(self.score if have else np.zeros(n), dtype=np.float32).reshape(n)
+        self.aux_mask = np.asarray(self.aux_mask if have else np.zeros(n), dtype=np.float32).reshape(n)
+        if self.ownership.shape[1] != points:
+            raise ValueError(f"ownership has {self.ownership.shape[1]} points per position, the board {points}")
 
     def __len__(self) -> int:
         return len(self.states)
@@ -62,7 +85,7 @@ class ZeroExperienceBuffer:
         path = Path(path)
         tmp = path.with_name(path.name + ".tmp")
         with open(tmp, "wb") as f:
-            np.savez_compressed(f, states=self.states, policies=self.policies, rewards=self.rewards)
+            np.savez_compressed(f, **self._arrays())
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -72,20 +95,28 @@ class ZeroExperienceBuffer:
     def load(cls, path: str | os.PathLike) -> ZeroExperienceBuffer:
         try:
             with np.load(path) as data:
-                return cls(data["states"], data["policies"], data["rewards"])
+                aux = {k: data[k] for k in _AUX if k in data.files} if "aux_mask" in data.files else {}
+                return cls(data["states"], data["policies"], data["rewards"], **aux)
         except (OSError, KeyError, ValueError) as e:
             raise ValueError(f"{path}: not a readable experience chunk ({e})") from e
+
+    def _arrays(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name) for name in _FIELDS}
+
+    def take(self, index: np.ndarray | slice) -> ZeroExperienceBuffer:
+        """The positions at ``index`` (every array alike)."""
+        return ZeroExperienceBuffer(**{k: v[index] for k, v in self._arrays().items()})
+
+
+_AUX = ("ownership", "score", "aux_mask")
+_FIELDS = ("states", "policies", "rewards", *_AUX)
 
 
 def combine_experience(buffers: Sequence[ZeroExperienceBuffer]) -> ZeroExperienceBuffer:
     """One buffer holding all positions of ``buffers`` (the book's ``combine_experience``)."""
     if not buffers:
         raise ValueError("nothing to combine")
-    return ZeroExperienceBuffer(
-        np.concatenate([b.states for b in buffers]),
-        np.concatenate([b.policies for b in buffers]),
-        np.concatenate([b.rewards for b in buffers]),
-    )
+    return ZeroExperienceBuffer(**{k: np.concatenate([getattr(b, k) for b in buffers]) for k in _FIELDS})
 
 
 def window_size(iteration: int, start: int, growth: int, maximum: int) -> int:
@@ -163,20 +194,32 @@ class ReplayBuffer:
         combined = combine_experience(parts)
         if len(combined) > max_positions:
             cut = len(combined) - max_positions
-            combined = ZeroExperienceBuffer(combined.states[cut:], combined.policies[cut:], combined.rewards[cut:])
+            combined = combined.take(slice(cut, None))
         self._window, self._window_key = combined, key
         return combined
 
 
-def augmented_batch(
+class TrainingBatch(NamedTuple):
+    """One training batch: planes, policy and value targets, and the auxiliary targets
+    (ownership float32 ``[b, N*N]``, score ``[b]`` in points, mask ``[b]``)."""
+
+    x: np.ndarray
+    policy: np.ndarray
+    value: np.ndarray
+    ownership: np.ndarray
+    score: np.ndarray
+    aux_mask: np.ndarray
+
+
+def training_batch(
     buffer: ZeroExperienceBuffer, batch_size: int, rng: np.random.Generator, augment: bool = True
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A random batch (planes float32, policy targets, value targets), each position in a random
-    one of the 8 symmetries (planes and policy moved together, pass untouched)."""
+) -> TrainingBatch:
+    """A random batch, each position in a random one of the 8 symmetries (planes, policy and
+    ownership moved together, pass untouched)."""
     idx = rng.integers(0, len(buffer), size=batch_size)
     x = buffer.states[idx].astype(np.float32)
     p = buffer.policies[idx].copy()
-    z = buffer.rewards[idx].copy()
+    own = buffer.ownership[idx].astype(np.float32)
     if augment:
         rows, cols = x.shape[1], x.shape[2]
         choices = np.array(symmetry.allowed((rows, cols)))
@@ -187,7 +230,15 @@ def augmented_batch(
             sel = np.flatnonzero(ks == k)
             x[sel] = symmetry.apply_to_planes(x[sel], int(k))
             p[sel] = symmetry.apply_to_policy(p[sel], int(k), (rows, cols))
-    return x, p, z
+            own[sel] = symmetry.apply_to_policy(own[sel], int(k), (rows, cols))
+    return TrainingBatch(x, p, buffer.rewards[idx].copy(), own, buffer.score[idx].copy(), buffer.aux_mask[idx].copy())
 
 
-__all__ += ["augmented_batch"]
+def augmented_batch(
+    buffer: ZeroExperienceBuffer, batch_size: int, rng: np.random.Generator, augment: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``training_batch``'s planes, policy and value targets (the book's three arrays)."""
+    return training_batch(buffer, batch_size, rng, augment)[:3]
+
+
+__all__ += ["augmented_batch", "training_batch", "TrainingBatch"]

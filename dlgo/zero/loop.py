@@ -356,6 +356,7 @@ class ZeroLoop:
             self.replay, it, self.out / "learner.keras", self.best_path if it == 0 else self._learner_init(),
             candidate, self.config.train, seed=task_seed(self.config.loop.seed, it, 1 << 20),
             card_fields={"training": self._training_card(it)}, progress=self.progress,
+            aux_heads=self.config.loop.aux_heads, global_pooling=self.config.loop.global_pooling,
         )  # fmt: skip
         _export_onnx(candidate)
         clock.stop()

@@ -32,6 +32,8 @@ class LoopSettings:
     init_model: str = ""  # the network of generation 0 (warm start); "" = a fresh network
     blocks: int = 4  # a fresh network's size (when init_model is "")
     filters: int = 48
+    aux_heads: bool = False  # KataGo's ownership and score heads on the learner (grafted when missing)
+    global_pooling: bool = False  # KataGo's global pooling blocks in the learner's trunk (added, never removed)
     iterations: int = 50  # the loop stops after this many (a later run with more goes on)
     workers: int = 2  # self-play and gating processes (or Ray tasks in flight per CPU)
     seed: int = 1
@@ -134,6 +136,9 @@ def load_loop_config(path: str | os.PathLike | None, overrides: dict[str, dict[s
         gating=_build(GatingSettings, data.get("gating", {}), "gating", source),
         anchor=_build(AnchorSettings, data.get("anchor", {}), "anchor", source),
     )
+    for key in ("ownership_weight", "score_weight"):
+        if not 0.0 <= getattr(config.train, key) <= 10.0:
+            raise LoopConfigError(f"{source}: train.{key} must be in [0, 10]")
     if config.selfplay_loop.games_per_task < 1 or config.selfplay_loop.games_per_iteration < 1:
         raise LoopConfigError(f"{source}: selfplay.games_per_iteration and games_per_task must be >= 1")
     if config.loop.init_model:

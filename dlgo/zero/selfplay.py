@@ -18,6 +18,11 @@ after ``resign_min_move`` (``dlgo.agent.termination.ResignPolicy``, the rule the
 follows too, in value units here). A share of games (``resign_allowed=False``) is played out anyway:
 they measure how often resigning would have thrown a won game away, and the lowest value the
 eventual winner went through calibrates the threshold (``calibrate_resign_threshold``).
+
+A game ended by two passes also leaves KataGo's auxiliary targets (``final_targets``): the final
+owner of every point and the final score, from the view of the player to move at each recorded
+position. Resigned and capped games have none (mask 0), as KataGo trains ownership only on
+finished games.
 """
 
 from __future__ import annotations
@@ -29,9 +34,10 @@ import numpy as np
 
 from dlgo.agent.termination import ResignPolicy
 from dlgo.encoders import get_encoder_by_name
+from dlgo.geometry import BLACK, WHITE
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
-from dlgo.scoring import compute_game_result
+from dlgo.scoring import area_ownership, compute_game_result
 from dlgo.search import SearchBudget
 from dlgo.sgf import write_game
 from dlgo.zero.agent import ZeroAgent, default_temperature_moves
@@ -43,6 +49,7 @@ __all__ = [
     "play_game",
     "calibrate_resign_threshold",
     "winner_low_value",
+    "final_targets",
 ]
 
 
@@ -137,6 +144,21 @@ def _vertex(move: Move) -> str:
     return f"{cols[move.point.col - 1]}{move.point.row}"
 
 
+def final_targets(state: GameState) -> tuple[np.ndarray, float]:
+    """Black's view of a finished game: the owner of every point (int8 ``[N*N]`` in the
+    encoders' order, +1 black, -1 white, 0 neither: stones and the empty regions they alone
+    surround, as the area count has it) and black's area minus white's minus komi."""
+    board = state.board
+    geo = board.geometry
+    owner = area_ownership(board)
+    grid = np.zeros(board.num_rows * board.num_cols, dtype=np.int8)
+    for idx in geo.on_board:
+        point = geo.points[idx]
+        grid[board.num_cols * (point.row - 1) + point.col - 1] = {BLACK: 1, WHITE: -1}.get(owner[idx], 0)
+    counted = compute_game_result(state)
+    return grid, float(counted.b - counted.w - counted.komi)
+
+
 def winner_low_value(values: list[float], movers: list[int], winner: int, start: int, consecutive: int) -> float | None:
     """The lowest resign signal of the winner: the minimum, over its moves from ``start`` on,
     of the highest value among its last ``consecutive`` moves (what the streak rule compares)."""
@@ -228,10 +250,20 @@ def play_game(
         result = "0" if winner == 0 else f"{'B' if winner == 1 else 'W'}+{counted.winning_margin:g}"
     rewards = np.array([winner * m for m in recorded_movers], dtype=np.float32)
     rows = encoder.shape()
+    movers_arr = np.array(recorded_movers, dtype=np.int8)
+    if resigner is None and state.is_over():
+        ownership, score = final_targets(state)
+        mask = np.ones(len(movers_arr), dtype=np.float32)
+    else:  # resigned or capped: no final position to count
+        ownership, score = np.zeros(encoder.num_points(), dtype=np.int8), 0.0
+        mask = np.zeros(len(movers_arr), dtype=np.float32)
     experience = ZeroExperienceBuffer(
         np.array(planes, dtype=np.float16).reshape(-1, *rows),
         np.array(policies, dtype=np.float32).reshape(-1, encoder.num_moves()),
         rewards,
+        ownership=movers_arr[:, None] * ownership[None, :],
+        score=movers_arr.astype(np.float32) * score,
+        aux_mask=mask,
     )
     low = None
     if not resign_allowed:

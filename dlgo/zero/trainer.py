@@ -5,6 +5,16 @@ Loss: cross-entropy of the policy against the search's visit distribution plus
 weights comes from the network's own regularisers). Each step draws a random batch from the
 window, every position in a random one of the 8 symmetries.
 
+A network with KataGo's auxiliary heads (``dlgo.networks.zero``; Wu 2019) adds
+``ownership_weight`` x the mean over points of the squared error of the final ownership and
+``score_weight`` x a Huber loss (delta 1, i.e. SCORE_SCALE points) of the final score over
+SCORE_SCALE, both averaged over the batch's positions from games counted after two passes only
+(the others' mask is 0). KataGo weighs ownership 1.5 / points summed over the points (1.5 x the
+mean) and a Huber loss of its mean score in points (delta 12) by 0.0012: 0.0012 x 20**2 = 0.48
+on the scaled score, hence the default 0.5. The learner is made to fit the loop's ``aux_heads`` and
+``global_pooling`` (``conform_network``): a checkpoint or starting network without them is
+grafted (a fresh optimizer then), so a loop can switch them on at any iteration.
+
 The learner has its own checkpoint, ``trainer.keras`` (weights and optimizer state, so momentum
 and the step count survive a restart); it keeps training across generations whether or not the
 gate accepts its candidates, as AlphaGo Zero's learner did. Only the candidate for the gate
@@ -23,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from dlgo.zero.experience import ReplayBuffer, augmented_batch, window_size
+from dlgo.zero.experience import ReplayBuffer, training_batch, window_size
 
 __all__ = ["TrainerSettings", "train_candidate", "learning_rate"]
 
@@ -43,6 +53,8 @@ class TrainerSettings:
     min_positions: int = 2_000
     augment: bool = True
     clipnorm: float = 10.0
+    ownership_weight: float = 1.5  # auxiliary losses (networks with the heads only)
+    score_weight: float = 0.5
 
 
 def learning_rate(settings: TrainerSettings, iteration: int) -> float:
@@ -57,28 +69,66 @@ def learning_rate(settings: TrainerSettings, iteration: int) -> float:
 def _compile(model: Any, settings: TrainerSettings, rate: float) -> None:
     import keras
 
-    from dlgo.train.optimizers import _output_names, make_optimizer
+    from dlgo.train.optimizers import make_optimizer
 
-    policy_name, value_name = _output_names(model)
+    names = list(model.output_names)
+    if len(names) < 2 or "policy" not in names[0] or "value" not in names[1]:
+        raise ValueError(f"expected outputs (policy, value, ...), the model has {names}")
+    # the auxiliary losses average over the positions whose mask (sample weight) is 1
+    per_masked = "mean_with_sample_weight"
+    losses = {names[0]: keras.losses.CategoricalCrossentropy(), names[1]: keras.losses.MeanSquaredError()}
+    weights = {names[0]: 1.0, names[1]: float(settings.value_weight)}
+    if "ownership" in names:
+        losses["ownership"] = keras.losses.MeanSquaredError(reduction=per_masked)
+        weights["ownership"] = float(settings.ownership_weight)
+    if "score" in names:
+        losses["score"] = keras.losses.Huber(delta=1.0, reduction=per_masked)
+        weights["score"] = float(settings.score_weight)
     model.compile(
         optimizer=make_optimizer(settings.optimizer, rate, settings.momentum, settings.clipnorm),
-        loss={policy_name: keras.losses.CategoricalCrossentropy(), value_name: keras.losses.MeanSquaredError()},
-        loss_weights={policy_name: 1.0, value_name: float(settings.value_weight)},
+        loss=losses,
+        loss_weights=weights,
     )
 
 
-def _load_learner(checkpoint: Path, init_model: Path, settings: TrainerSettings, rate: float) -> Any:
+def _load_learner(
+    checkpoint: Path,
+    init_model: Path,
+    settings: TrainerSettings,
+    rate: float,
+    aux_heads: bool = False,
+    global_pooling: bool = False,
+) -> Any:
     import keras
 
     import dlgo.networks  # noqa: F401  (registers custom objects)
+    from dlgo.networks.zero import conform_network
 
     if checkpoint.exists():
         model = keras.saving.load_model(checkpoint, compile=True)
-        model.optimizer.learning_rate.assign(rate)
-        return model
-    model = keras.saving.load_model(init_model, compile=False)
+        fitted = conform_network(model, aux_heads, global_pooling)
+        if fitted is model:
+            model.optimizer.learning_rate.assign(rate)
+            return model
+        model = fitted  # the heads changed: a fresh optimizer
+    else:
+        model = conform_network(keras.saving.load_model(init_model, compile=False), aux_heads, global_pooling)
     _compile(model, settings, rate)
     return model
+
+
+def _targets(model: Any, batch: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The batch's targets and sample weights in the model's output order (aux: masked)."""
+    from dlgo.networks.zero import SCORE_SCALE
+
+    ones = np.ones(len(batch.x), dtype=np.float32)
+    by_name = {
+        "ownership": (batch.ownership, batch.aux_mask),
+        "score": ((batch.score / SCORE_SCALE)[:, None], batch.aux_mask),
+    }
+    names = list(model.output_names)
+    pairs = [(batch.policy, ones), (batch.value, ones)] + [by_name[n] for n in names[2:]]
+    return [y for y, _ in pairs], [w for _, w in pairs]
 
 
 def train_candidate(
@@ -91,29 +141,33 @@ def train_candidate(
     seed: int,
     card_fields: dict[str, Any] | None = None,
     progress: bool = True,
+    aux_heads: bool = False,
+    global_pooling: bool = False,
 ) -> dict[str, float]:
     """Train ``steps_per_iteration`` steps on the window after ``iteration``'s games, then write
-    the learner checkpoint and the candidate; returns the mean losses of the steps."""
+    the learner checkpoint and the candidate; returns the mean losses of the steps.
+    ``aux_heads``/``global_pooling``: what the learner network must have (``conform_network``)."""
     from dlgo.inference import save_model
 
     checkpoint, candidate = Path(checkpoint), Path(candidate)
     rate = learning_rate(settings, iteration)
-    model = _load_learner(checkpoint, Path(init_model), settings, rate)
+    model = _load_learner(checkpoint, Path(init_model), settings, rate, aux_heads, global_pooling)
     window = replay.window(
         window_size(iteration, settings.window_start, settings.window_growth, settings.window_max),
         up_to_iteration=iteration,
     )
     rng = np.random.default_rng(seed)
     started = time.monotonic()
-    totals = np.zeros(3)
+    totals = np.zeros(len(_LOSSES))
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=settings.steps_per_iteration, desc=f"train it {iteration}", unit="step", leave=False)
     for _ in range(settings.steps_per_iteration):
-        x, p, z = augmented_batch(window, settings.batch_size, rng, settings.augment)
-        out = model.train_on_batch(x, [p, z], return_dict=True)
+        batch = training_batch(window, settings.batch_size, rng, settings.augment)
+        y, weights = _targets(model, batch)
+        out = model.train_on_batch(batch.x, y, sample_weight=weights, return_dict=True)
         losses = _losses(out)
         totals += losses
         if bar is not None:
@@ -122,10 +176,10 @@ def train_candidate(
     if bar is not None:
         bar.close()
     mean = totals / max(1, settings.steps_per_iteration)
-    metrics = {
-        "loss": float(mean[0]),
-        "policy_loss": float(mean[1]),
-        "value_loss": float(mean[2]),
+    kept = {"loss", "policy_loss", "value_loss"} | {f"{name}_loss" for name in model.output_names}
+    metrics: dict[str, Any] = {name: float(v) for name, v in zip(_LOSSES, mean) if name in kept}
+    metrics |= {
+        "aux_positions": float(window.aux_mask.mean()) if len(window) else 0.0,
         "lr": rate,
         "window": len(window),
         "steps": settings.steps_per_iteration,
@@ -135,7 +189,9 @@ def train_candidate(
 
     base = card_of(init_model)
     fields = dict(card_fields or {})
-    fields.setdefault("network", base.network)
+    fields.setdefault("network", dict(base.network))
+    if aux_heads or global_pooling:
+        fields["network"] = {**fields["network"], "aux_heads": aux_heads, "global_pooling": global_pooling}
     save_model(model, candidate, "zero", [int(window.states.shape[1])], **fields)
     tmp = checkpoint.with_name(checkpoint.stem + ".tmp.keras")
     model.save(tmp)
@@ -143,13 +199,15 @@ def train_candidate(
     return metrics
 
 
+_LOSSES = ("loss", "policy_loss", "value_loss", "ownership_loss", "score_loss")
+
+
 def _losses(out: dict[str, Any]) -> np.ndarray:
-    """(total, policy, value) from ``train_on_batch``'s dict, whatever the backend names them."""
-    total = float(out.get("loss", 0.0))
-    policy = value = 0.0
+    """``_LOSSES`` from ``train_on_batch``'s dict, whatever the backend names them (0: no such head)."""
+    found = dict.fromkeys(_LOSSES, 0.0)
+    found["loss"] = float(out.get("loss", 0.0))
     for k, v in out.items():
-        if k.endswith("_loss") and "policy" in k:
-            policy = float(v)
-        elif k.endswith("_loss") and "value" in k:
-            value = float(v)
-    return np.array([total, policy, value])
+        for head in ("policy", "value", "ownership", "score"):
+            if k.endswith("_loss") and head in k:
+                found[f"{head}_loss"] = float(v)
+    return np.array([found[name] for name in _LOSSES])

@@ -2,6 +2,8 @@
 GoGui's analyze commands (ownership, visits, principal variation, interrupt).
 
 The output formats are ``gtp_engine.analysis_formats``'s; the searches run in ``SearchRunner``.
+Ownership maps come from the search when the network has an ownership head (KataGo's, averaged
+over the search tree; ``SearchAgent.network_ownership``), else from Monte Carlo playouts.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ def _analyze(engine: Engine, cmd: Command, kata: bool) -> None:
             engine.write(line + "\n")
 
     def work() -> None:
-        if request.ownership:
+        if request.ownership and not agent.network_ownership:
             ownership_box.append(_ownership_grid(engine, player))
         if request.interval > 0:
             agent.search(state, budget, on_progress=progress, progress_interval=request.interval)
@@ -141,6 +143,11 @@ def _one_shot_search(engine: Engine) -> tuple[SearchResult, Player]:
 
 
 def dlgo_ownership(engine: Engine, cmd: Command) -> str:
+    """The network's ownership averaged over a one-shot search when it has that head, else playouts'."""
+    if not engine.game.state.is_over() and engine.runner.ownership_agent() is not None:
+        result, _ = _one_shot_search(engine)
+        if result.ownership is not None:
+            return gogui_dboard(result.ownership)
     return gogui_dboard(_ownership_grid(engine, engine.game.state.next_player))
 
 

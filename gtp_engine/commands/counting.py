@@ -1,11 +1,18 @@
-"""The count: ``final_score`` and ``final_status_list`` from one cached dead-stone estimate."""
+"""The count: ``final_score`` and ``final_status_list`` from one cached dead-stone estimate.
+
+``scoring.dead_stones`` picks what reads the board: Monte Carlo playouts, or the ownership head
+of the board's network (KataGo's; averaged over a search of ``scoring.network_visits``), which
+"auto" uses whenever the board's agent has one.
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
 
-from dlgo.deadstones import Count, count
+from dlgo.deadstones import Count, count, ownership_count
+from dlgo.goboard import GameState
+from dlgo.search import SearchAgent, SearchBudget
 from gtp_engine.commands.base import expect_args
 from gtp_engine.protocol import CANNOT_SCORE, SYNTAX_ERROR, Command, GtpError, format_vertex
 
@@ -15,11 +22,34 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def ownership_agent(engine: Engine) -> SearchAgent | None:
+    """The board's agent when ``scoring.dead_stones`` has its network find dead stones, else None
+    (the playouts do)."""
+    method = engine.section("scoring")["dead_stones"]
+    if method == "playouts":
+        return None
+    agent = engine.runner.ownership_agent()
+    if agent is None and method == "network":
+        log.warning("scoring.dead_stones = network, but the board's agent has no ownership head: playouts count")
+    return agent
+
+
 def count_game(engine: Engine) -> Count:
     """The count of the engine's position (``scoring.count``); GtpError(cannot score) if it fails."""
     scoring = engine.section("scoring")
+    state = engine.game.state
     try:
-        return count(engine.game.state, scoring["playouts"], scoring["seed"])
+        agent = ownership_agent(engine)
+        if agent is None:
+            return count(state, scoring["playouts"], scoring["seed"])
+        visits = scoring["network_visits"]
+
+        def ownership():
+            # The board as a game going on (a finished game has nothing left to search).
+            board = GameState.from_position(state.board, state.next_player, state.komi)
+            return agent.search(board, SearchBudget(max_visits=visits)).ownership
+
+        return ownership_count(state, ("network", id(agent), visits), ownership)
     except Exception as e:
         log.exception("counting failed")
         raise GtpError(CANNOT_SCORE) from e
