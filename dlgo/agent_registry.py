@@ -32,6 +32,7 @@ from typing import Any
 from dlgo.agent.base import Agent
 from dlgo.minimax import supports_size as supports_game_tree_size
 from dlgo.search import SearchAgent
+from dlgo.search.base import TREES
 
 __all__ = [
     "Param",
@@ -371,6 +372,13 @@ register(
             "exploration": Param(float, 2.0, "PUCT exploration constant c (c_puct); the book's c (2.0)", minimum=0.0),
             "batch_size": _BATCH,
             "reuse_tree": _REUSE,
+            "tree": Param(
+                str,
+                "compiled",
+                "the search tree: compiled (numba arrays, one compiled call per batch) or python (node objects; "
+                "a network with ownership and score heads always searches on it)",
+                choices=TREES,
+            ),
             "cache_size": _CACHE,
             "threads": _THREADS,
             "runtime": Param(

@@ -9,7 +9,7 @@ from gtp_client import EngineProcess, InProcessEngine, board_from_showboard, gnu
 
 pytestmark = pytest.mark.gnugo
 
-FAST = ("mcts.rounds=300", "time.default_seconds=0", "resign.enabled=false")
+FAST = ("mcts.rounds=300", "mcts.seed=1", "time.default_seconds=0", "resign.enabled=false")
 
 
 def check_finished_game(eng: EngineProcess, gnugo, record) -> tuple[str, str]:

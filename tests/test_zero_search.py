@@ -464,12 +464,11 @@ def test_pondering_grows_the_tree_the_next_genmove_starts_from(tiny_model):
         assert ours.startswith("= ") and ours != "= resign"
         (agent,) = eng.engine.agents._agents.values()
         time.sleep(1.0)  # the opponent thinks; we ponder
-        root_visits = 1 + agent.tree.root.total_visits
-        assert agent.tree.root_state is eng.engine.game.state and root_visits > 30
+        pondered = agent.tree.statistics()  # the compiled tree (zero.tree) or the Python one alike
+        assert agent.tree.root_state is eng.engine.game.state and pondered.visits > 30
         reply = agent.tree.most_visited()
-        root = agent.tree.root
         index = 81 if reply.is_pass else 9 * (reply.point.row - 1) + reply.point.col - 1
-        reply_visits = int(root.visits[root.branch_of(index)])
+        reply_visits = int(pondered.visit_counts[index])
         vertex = "pass" if reply.is_pass else "ABCDEFGHJ"[reply.point.col - 1] + str(reply.point.row)
         send(f"play w {vertex}")
         send("genmove b")

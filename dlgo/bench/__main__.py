@@ -139,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     z.add_argument("--seed", type=int, default=1)
     z.add_argument("--no-pipeline", action="store_true", help="evaluate batches on the search thread")
     z.add_argument("--runtime", choices=["fp32", "int8"], help="zero: the search's runtime (default: the config's)")
+    z.add_argument(
+        "--tree", choices=["compiled", "python"], default="compiled", help="zero: the search tree (zero.tree)"
+    )
     f = sub.add_parser("firstmove", help="a fresh engine's first genmove on a short clock, and its overhead per move")
     f.add_argument("--config", default=None, help="engine config (default: configs/engine/default.toml)")
     f.add_argument("--sizes", default="9,19", help="comma-separated board sizes")
@@ -192,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             args.value_model,
             not args.no_pipeline,
             runtime=args.runtime,
+            tree=args.tree,
         )
     else:
         result = bench_selfplay(args.size, args.games, args.seed)

@@ -148,6 +148,7 @@ def bench_search(
     pipeline: bool = True,
     slices: int = 10,
     runtime: str | None = None,
+    tree: str = "compiled",
 ) -> dict[str, Any]:
     from dlgo.agent_registry import build_agent
     from dlgo.search import SearchBudget
@@ -186,7 +187,7 @@ def bench_search(
 
     # Both searches run as the Zero agent's PUCT on this evaluator, with AlphaGo's c_u for alphago.
     exploration = 5.0 if agent == "alphago" else 2.0
-    params = {"exploration": exploration, "batch_size": batch_size, "reuse_tree": True, "seed": seed}
+    params = {"exploration": exploration, "batch_size": batch_size, "reuse_tree": True, "seed": seed, "tree": tree}
     search_agent = build_agent("zero", params, size, evaluator=evaluator, early_stop=False, pipeline=pipeline)
     search_agent.search(GameState.new_game(size), SearchBudget(max_visits=2 * batch_size))  # warm-up
     for runner in runners.values():
@@ -198,6 +199,7 @@ def bench_search(
         "board_size": size,
         "batch_size": batch_size,
         "pipeline": pipeline,
+        "tree": type(search_agent.tree).__name__,
         "runtime": runtime,
         "runner": networks[0].runner.name,
         "runners": {rt: (r.name if r is not None else networks[0].runner.name) for rt, r in runners.items()},

@@ -35,7 +35,7 @@ from dlgo.encoders.base import Encoder
 from dlgo.encoders.features import BoardAnalysis, recent_moves, zobrist_array
 from dlgo.goboard import BLACK, GameState, Move
 
-__all__ = ["ZeroEncoder", "create", "PLANES", "HISTORY", "KOMI_SCALE"]
+__all__ = ["ZeroEncoder", "create", "encode_position", "PLANES", "HISTORY", "KOMI_SCALE"]
 
 HISTORY = 4
 KOMI_SCALE = 15.0
@@ -101,6 +101,47 @@ def _encode(colors, w, color, zob, h0, komi_value, history, last_pass, out):
     ladders = ladder.ladder_features(colors, w, color, info[0], libs, legal, True, False)
     _fill(colors, w, color, libs, ladders[0], ladders[1], history, komi_value, last_pass, out)
     return hash_after[legal != 0]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _seen_before(h, earlier_sorted, earlier_recent, n_recent):
+    """Whether situation ``h`` is in the sorted array or among the first ``n_recent`` others."""
+    i = np.searchsorted(earlier_sorted, h)
+    if i < earlier_sorted.shape[0] and earlier_sorted[i] == h:
+        return True
+    for j in range(n_recent):
+        if earlier_recent[j] == h:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def encode_position(
+    colors, w, color, zob, h0, komi_value, history, last_pass, earlier_sorted, earlier_recent, n_recent, out, moves
+):
+    """All 16 planes of a position in one compiled call, situational superko included, for a
+    caller that keeps the game's earlier situations as hashes rather than ``GameState``s (the
+    compiled search): ``earlier_sorted`` (sorted uint64) and the first ``n_recent`` of
+    ``earlier_recent``. ``out`` [rows, cols, 16] is overwritten. The legal moves go to ``moves``:
+    padded indices of the legal plays in ascending order, then 0 for pass; returns their count.
+    Same planes as ``ZeroEncoder`` (a test compares them on random games)."""
+    out[:] = 0.0
+    info, hash_after = K.analyse(colors, w, color, zob, h0, False)
+    legal = info[4]
+    n = colors.shape[0]
+    for p in range(n):
+        if legal[p] != 0 and _seen_before(hash_after[p], earlier_sorted, earlier_recent, n_recent):
+            legal[p] = 0
+            out[p // w - 1, p % w - 1, 6] = 1.0
+    ladders = ladder.ladder_features(colors, w, color, info[0], info[2], legal, True, False)
+    _fill(colors, w, color, info[2], ladders[0], ladders[1], history, komi_value, last_pass, out)
+    count = 0
+    for p in range(n):
+        if legal[p] != 0:
+            moves[count] = p
+            count += 1
+    moves[count] = 0
+    return count + 1
 
 
 class ZeroEncoder(Encoder):

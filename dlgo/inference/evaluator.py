@@ -32,6 +32,7 @@ import logging
 import os
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +47,15 @@ from dlgo.networks.zero import SCORE_SCALE
 if TYPE_CHECKING:
     import keras
 
-__all__ = ["BatchEvaluator", "onnx_path_for", "symmetry_average", "SYMMETRY_MODES", "RUNTIMES", "AUX_HEADS"]
+__all__ = [
+    "BatchEvaluator",
+    "EncodedBatch",
+    "onnx_path_for",
+    "symmetry_average",
+    "SYMMETRY_MODES",
+    "RUNTIMES",
+    "AUX_HEADS",
+]
 
 log = logging.getLogger(__name__)
 
@@ -278,28 +287,93 @@ class BatchEvaluator:
                     self._cache.popitem(last=False)
         return results
 
+    def evaluate_encoded(self, keys: Sequence[int], planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Policy ``[m, moves]`` and value ``[m]`` of positions already encoded (``planes``
+        ``[m, rows, cols, planes]``, the compiled search's leaves) under their cache keys (ints
+        from the caller, which must hash everything the planes depend on; they never equal the
+        tuple keys of ``evaluate``). The symmetry mode and the cache work as in ``evaluate``.
+        In three steps for a caller that runs the network in another thread:
+        ``start_encoded`` (cache and symmetries), ``forward`` (the network alone, no Python
+        per position), ``finish_encoded``."""
+        batch = self.start_encoded(keys, planes)
+        return self.finish_encoded(batch, self.forward(batch))
+
+    def start_encoded(self, keys: Sequence[int], planes: np.ndarray) -> EncodedBatch:
+        self._require("policy", "value")
+        batch = EncodedBatch(keys, [None] * len(keys), {})
+        use_cache = self.cache_size > 0
+        cache = self._cache
+        for i, key in enumerate(keys):
+            if use_cache:
+                hit = cache.get(key)
+                if hit is not None:
+                    cache.move_to_end(key)
+                    batch.results[i] = hit
+                    self.hits += 1
+                    continue
+            if key in batch.pending:
+                batch.pending[key].append(i)
+            else:
+                batch.pending[key] = [i]
+        if batch.pending:
+            self.misses += len(batch.pending)
+            rows = [ids[0] for ids in batch.pending.values()]
+            x = planes[rows] if len(rows) < len(planes) else planes
+            batch.dims = (planes.shape[1], planes.shape[2])
+            batch.x, batch.syms = self._oriented(x, batch.dims)
+        return batch
+
+    def forward(self, batch: EncodedBatch) -> dict[str, np.ndarray] | None:
+        """The network's raw answers for a batch's cache misses (None: every one was a hit)."""
+        return None if batch.x is None else self._forward(batch.x, batch.dims)
+
+    def finish_encoded(self, batch: EncodedBatch, raw: dict[str, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
+        if raw is not None:
+            fresh = self._complete(raw, batch.syms, batch.dims, len(batch.x))
+            for (key, ids), entry in zip(batch.pending.items(), fresh):
+                for i in ids:
+                    batch.results[i] = entry
+                if self.cache_size > 0:
+                    self._cache[key] = entry
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return _stack(batch.results, 0), _values(batch.results, 1)
+
     def _run(self, encoder: Encoder, states: list[GameState], dims: tuple[int, int]) -> list[tuple]:
-        x = encoder.encode_batch(states)
-        m = len(states)
-        if self.symmetry_mode == "average":
-            by_head = symmetry_average(self.runner, self.heads, x, dims, symmetry.NUM_SYMMETRIES, self.max_batch)
-            self.batches += len(symmetry.allowed(dims)) * -(-m // self.max_batch)
-            return self._entries(by_head, m)
+        x, syms = self._oriented(encoder.encode_batch(states), dims)
+        return self._complete(self._forward(x, dims), syms, dims, len(x))
+
+    def _oriented(self, x: np.ndarray, dims: tuple[int, int]) -> tuple[np.ndarray, np.ndarray | None]:
+        """The planes in the symmetry each position is evaluated in, and those symmetries."""
+        m = len(x)
         syms: np.ndarray | None = None  # the symmetry of each position (one gather for all)
         if self.symmetry_mode == "random":
             syms = self._rng.choice(symmetry.allowed(dims), size=m)
-        elif self.symmetry_mode:
+        elif self.symmetry_mode and self.symmetry_mode != "average":
             syms = np.full(m, self.symmetry_mode)
         if syms is not None:
             x = symmetry.apply_each_to_planes(x, syms)
+        return x, syms
+
+    def _forward(self, x: np.ndarray, dims: tuple[int, int]) -> dict[str, np.ndarray]:
+        """The runner on ``x`` in chunks of ``max_batch``, by head (the mean over the board's
+        symmetries in "average" mode)."""
+        if self.symmetry_mode == "average":
+            self.batches += len(symmetry.allowed(dims)) * -(-len(x) // self.max_batch)
+            return symmetry_average(self.runner, self.heads, x, dims, symmetry.NUM_SYMMETRIES, self.max_batch)
         outputs: list[list[np.ndarray]] = []
-        for start in range(0, m, self.max_batch):
+        for start in range(0, len(x), self.max_batch):
             outputs.append(self.runner(x[start : start + self.max_batch]))
             self.batches += 1
         if len(outputs) == 1:
-            by_head = dict(zip(self.heads, outputs[0]))
-        else:
-            by_head = {head: np.concatenate([o[j] for o in outputs]) for j, head in enumerate(self.heads)}
+            return dict(zip(self.heads, outputs[0]))
+        return {head: np.concatenate([o[j] for o in outputs]) for j, head in enumerate(self.heads)}
+
+    def _complete(
+        self, by_head: dict[str, np.ndarray], syms: np.ndarray | None, dims: tuple[int, int], m: int
+    ) -> list[tuple]:
+        """Cache entries from the raw answers: policies (and ownership) turned back from each
+        position's symmetry."""
         if syms is not None:
             for head in _SPATIAL:
                 if head in by_head:
@@ -317,6 +391,19 @@ class BatchEvaluator:
         owns = [row.copy() for row in own.astype(np.float16)] if own is not None else [None] * m  # cached rows are many
         scores = (score.reshape(m, -1)[:, 0] * SCORE_SCALE).tolist() if score is not None else [None] * m
         return list(zip(policies, values, owns, scores))
+
+
+@dataclass
+class EncodedBatch:
+    """A batch of ``BatchEvaluator.evaluate_encoded`` between its steps: the answers found in
+    the cache, the positions still to run (``pending``: key -> rows) and their planes."""
+
+    keys: Sequence[int]
+    results: list[tuple | None]
+    pending: dict[int, list[int]]
+    x: np.ndarray | None = None  # the misses' planes, each in its symmetry
+    syms: np.ndarray | None = None
+    dims: tuple[int, int] = (0, 0)
 
 
 def _stack(results: list[tuple], j: int) -> np.ndarray | None:

@@ -10,7 +10,11 @@ uses the shared budget, result and agent interface.
   ownership and score leads when the network has those heads).
 - ``puct``: ``PUCTSearch`` (batched leaf evaluation with virtual loss, tree reuse, root noise,
   early stop) and ``SearchStatistics`` (training targets).
-- ``agent``: ``PUCTAgent``, the generic PUCT ``SearchAgent`` on any evaluator.
+- ``arena``, ``compiled``: the same search on a tree of numba arrays (``CompiledPUCTSearch``):
+  each batch's descents, board play, superko, leaf encoding and backup in one compiled call that
+  releases the GIL; what the Zero agent searches on (``zero.tree``).
+- ``agent``: ``PUCTAgent``, the generic PUCT ``SearchAgent`` on any evaluator (the compiled tree
+  where the evaluator supports it).
 """
 
 from dlgo.lazy import lazy_names
@@ -29,6 +33,7 @@ _LAZY = {
     "PUCTAgent": "dlgo.search.agent",
     "Evaluator": "dlgo.search.puct",
     "PUCTSearch": "dlgo.search.puct",
+    "CompiledPUCTSearch": "dlgo.search.compiled",
     "SearchSettings": "dlgo.search.puct",
     "SearchStatistics": "dlgo.search.puct",
     "dirichlet_alpha": "dlgo.search.puct",
@@ -52,6 +57,7 @@ __all__ = [
     "PUCTAgent",
     "Evaluator",
     "PUCTSearch",
+    "CompiledPUCTSearch",
     "SearchSettings",
     "SearchStatistics",
     "dirichlet_alpha",

@@ -14,13 +14,29 @@ the ``N*N + 1`` moves and the root value). Resigning and passing are decisions o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from dlgo.goboard import GameState, Move
-from dlgo.search.base import ProgressCallback, SearchAgent, SearchBudget, SearchResult
+from dlgo.search.base import TREES, ProgressCallback, SearchAgent, SearchBudget, SearchResult
 from dlgo.search.puct import Evaluator, PUCTSearch, SearchSettings, SearchStatistics
 
-__all__ = ["PUCTAgent"]
+if TYPE_CHECKING:
+    from dlgo.search.compiled import CompiledPUCTSearch
+
+__all__ = ["PUCTAgent", "TREES", "compiled_search_supports"]
+
+
+def compiled_search_supports(evaluator: Evaluator) -> bool:
+    """Whether the compiled tree can search on ``evaluator``: a zero-encoder network's
+    ``BatchEvaluator`` whose answers are policy and value only (ownership and score maps live
+    in the Python tree's nodes)."""
+    return (
+        hasattr(evaluator, "evaluate_encoded")
+        and getattr(evaluator, "encoder_name", None) == "zero"
+        and not getattr(evaluator, "has_aux", False)
+    )
 
 
 class PUCTAgent(SearchAgent):
@@ -31,7 +47,10 @@ class PUCTAgent(SearchAgent):
     constant (book 2.0); ``batch_size``/``virtual_loss``: batched evaluation; ``reuse_tree``:
     keep the subtree of the moves played; ``early_stop``: stop when the best move cannot be
     overtaken; ``pipeline``: evaluate a batch in a worker thread while the next is collected;
-    ``max_seconds``: a clock limit for ``select_move``.
+    ``max_seconds``: a clock limit for ``select_move``; ``tree``: "compiled" (the tree as
+    numba arrays, ``dlgo.search.compiled``, wherever the evaluator supports it: a Zero network's
+    ``BatchEvaluator`` without ownership and score heads) or "python" (``ZeroTreeNode`` objects).
+    Both search alike (same visits for the same evaluations).
     """
 
     def __init__(
@@ -51,7 +70,10 @@ class PUCTAgent(SearchAgent):
         pipeline: bool = True,
         max_seconds: float | None = None,
         seed: int | None = None,
+        tree: str = "compiled",
     ) -> None:
+        if tree not in TREES:
+            raise ValueError(f"unknown tree {tree!r}; known: {', '.join(TREES)}")
         self.evaluator = evaluator
         self.rounds_per_move = rounds_per_move
         self.self_play = self_play
@@ -67,7 +89,13 @@ class PUCTAgent(SearchAgent):
             early_stop=early_stop,
             pipeline=pipeline,
         )
-        self.tree = PUCTSearch(evaluator, settings, np.random.default_rng(seed))
+        rng = np.random.default_rng(seed)
+        if tree == "compiled" and compiled_search_supports(evaluator):
+            from dlgo.search.compiled import CompiledPUCTSearch
+
+            self.tree: PUCTSearch | CompiledPUCTSearch = CompiledPUCTSearch(evaluator, settings, rng)
+        else:
+            self.tree = PUCTSearch(evaluator, settings, rng)
         self.last_result: SearchResult | None = None
 
     # --- SearchAgent ------------------------------------------------------------------------------

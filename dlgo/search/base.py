@@ -17,7 +17,18 @@ import numpy as np
 from dlgo.agent.base import Agent
 from dlgo.goboard import GameState, Move
 
-__all__ = ["SearchBudget", "CandidateInfo", "SearchResult", "SearchAgent", "ProgressCallback", "lower_confidence_bound"]
+__all__ = [
+    "TREES",
+    "SearchBudget",
+    "CandidateInfo",
+    "SearchResult",
+    "SearchAgent",
+    "ProgressCallback",
+    "lower_confidence_bound",
+]
+
+# The PUCT search's trees: numba arrays (``dlgo.search.compiled``) or node objects (``dlgo.search.puct``).
+TREES = ("compiled", "python")
 
 
 @dataclass

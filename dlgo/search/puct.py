@@ -182,21 +182,13 @@ class PUCTSearch:
         root, old = self.root, self.root_state
         if root is None or old is None or not self.settings.reuse_tree or state.komi != self._root_komi:
             return None
-        moves: list[Move] = []
-        s: GameState | None = state
-        while s is not None and s.move_number >= old.move_number:
-            if s is old or _same_situation(s, old):
-                break
-            if s.last_move is None or s.last_move.is_resign:
-                return None  # a turn handed over without a move: not a tree edge
-            moves.append(s.last_move)
-            s = s.previous_state
-        else:
+        moves = self.moves_since(old, state)
+        if moves is None:
             return None
         board = state.board
         points = board.num_rows * board.num_cols
         node: ZeroTreeNode | None = root
-        for move in reversed(moves):
+        for move in moves:
             if node is None or node.terminal:
                 return None
             node = node.child_for_move(move_index(move, board.num_cols, points))
@@ -205,6 +197,22 @@ class PUCTSearch:
         node.state = state
         node.expand()
         return node
+
+    @staticmethod
+    def moves_since(old: GameState, state: GameState) -> list[Move] | None:
+        """The moves from ``old`` to ``state``, oldest first, when ``state`` descends from ``old``
+        by moves (None otherwise: another game, or a turn handed over without a move)."""
+        moves: list[Move] = []
+        s: GameState | None = state
+        while s is not None and s.move_number >= old.move_number:
+            if s is old or _same_situation(s, old):
+                moves.reverse()
+                return moves
+            if s.last_move is None or s.last_move.is_resign:
+                return None
+            moves.append(s.last_move)
+            s = s.previous_state
+        return None
 
     # --- one search -----------------------------------------------------------------------------
     def search(

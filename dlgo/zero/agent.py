@@ -33,6 +33,7 @@ _SEARCH_KEYS: dict[str, tuple[str, type]] = {
     "exploration": ("c", float),
     "batch_size": ("batch_size", int),
     "reuse_tree": ("reuse_tree", bool),
+    "tree": ("tree", str),
 }
 _LOAD_KEYS: dict[str, tuple[str, type]] = {
     "cache_size": ("cache_size", int),

@@ -1,0 +1,477 @@
+"""``CompiledPUCTSearch``: ``PUCTSearch`` on the compiled tree of ``dlgo.search.arena`` (book 14.2).
+
+Same search, same settings, same results as ``dlgo.search.puct.PUCTSearch`` (a test compares
+their visit counts), for a Zero network's ``BatchEvaluator``: each batch's descents, board play,
+superko, leaf encoding and backup are single compiled calls that release the GIL, so with
+``pipeline`` the tree grows on one core while ONNX Runtime evaluates the previous batch on the
+other, and Python runs once per batch instead of a dozen times per visit.
+
+What it needs of the evaluator: ``evaluate_encoded(keys, planes)`` (``BatchEvaluator``) and the
+zero encoder's planes. Networks with ownership and score heads keep ``PUCTSearch``, whose nodes
+carry those maps for analysis.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from dlgo.encoders.features import zobrist_array
+from dlgo.encoders.zero import PLANES
+from dlgo.goboard import GameState, Move
+from dlgo.gotypes import Point
+from dlgo.search import arena
+from dlgo.search.base import CandidateInfo, ProgressCallback, SearchBudget, SearchResult, lower_confidence_bound
+from dlgo.search.puct import PUCTSearch, SearchSettings, SearchStatistics, dirichlet_alpha, visit_distribution
+
+if TYPE_CHECKING:
+    from dlgo.inference.evaluator import EncodedBatch
+
+__all__ = ["CompiledPUCTSearch"]
+
+_PV_LENGTH = 30
+
+
+def _move_code(move: Move | None, width: int) -> int:
+    """A move as the arena keeps it: padded index, 0 for pass, -1 for none."""
+    if move is None:
+        return arena.NO_MOVE
+    if move.is_pass:
+        return 0
+    return move.point.row * width + move.point.col
+
+
+class _Arena:
+    """The tree's arrays (``dlgo.search.arena``), grown by doubling."""
+
+    def __init__(self, rows: int, cols: int, nodes: int = 1024) -> None:
+        width = cols + 2
+        padded = (rows + 2) * width
+        self.g = np.array([width, rows, cols, padded, rows * cols], np.int64)
+        self.ni = np.zeros((nodes, 7), np.int32)
+        self.nf = np.zeros((nodes, 2), np.float64)
+        self.bhash = np.zeros(nodes, np.uint64)
+        self.boards = np.zeros((nodes, padded), np.int8)
+        edges = nodes * 32
+        self.prior = np.zeros(edges, np.float32)
+        self.N = np.zeros(edges, np.float64)
+        self.W = np.zeros(edges, np.float64)
+        self.emove = np.zeros(edges, np.int32)
+        self.child = np.zeros(edges, np.int32)
+        self.used = np.zeros(2, np.int64)
+
+    @property
+    def arrays(self) -> tuple:
+        return (
+            self.ni,
+            self.nf,
+            self.bhash,
+            self.boards,
+            self.prior,
+            self.N,
+            self.W,
+            self.emove,
+            self.child,
+            self.used,
+        )
+
+    def reserve(self, nodes: int, edges: int) -> None:
+        """Room for ``nodes`` more nodes and ``edges`` more edges."""
+        need = int(self.used[0]) + nodes
+        if need > len(self.ni):
+            size = max(need, 2 * len(self.ni))
+            for name in ("ni", "nf", "bhash", "boards"):
+                setattr(self, name, _grown(getattr(self, name), size))
+        need = int(self.used[1]) + edges
+        if need > len(self.prior):
+            size = max(need, 2 * len(self.prior))
+            for name in ("prior", "N", "W", "emove", "child"):
+                setattr(self, name, _grown(getattr(self, name), size))
+
+    def empty_like(self) -> _Arena:
+        out = _Arena.__new__(_Arena)
+        out.g = self.g
+        for name in ("ni", "nf", "bhash", "boards", "prior", "N", "W", "emove", "child", "used"):
+            setattr(out, name, np.zeros_like(getattr(self, name)))
+        return out
+
+    def edges(self, node: int) -> slice:
+        first = int(self.ni[node, arena.FIRST])
+        return slice(first, first + int(self.ni[node, arena.COUNT]))
+
+    def move(self, code: int) -> Move:
+        if code == 0:
+            return Move.pass_turn()
+        row, col = divmod(int(code), int(self.g[0]))
+        return Move.play(Point(row, col))
+
+    def zero_index(self, code: int) -> int:
+        width, _, cols, _, pass_index = self.g.tolist()
+        return pass_index if code == 0 else (code // width - 1) * cols + (code % width - 1)
+
+
+def _grown(a: np.ndarray, size: int) -> np.ndarray:
+    out = np.zeros((size, *a.shape[1:]), a.dtype)
+    out[: len(a)] = a
+    return out
+
+
+@dataclass
+class _Context:
+    """What the kernels need of the root's game: its earlier situations, last moves, komi."""
+
+    root_set: np.ndarray  # sorted uint64: the root's earlier situations and its own
+    root_hist: np.ndarray  # int32 [4]: the root's last moves, most recent first
+    zob: np.ndarray
+    wtm: np.uint64
+    komi: float
+    salt: np.uint64
+
+    @classmethod
+    def of(cls, state: GameState) -> _Context:
+        board = state.board
+        rows, cols = board.num_rows, board.num_cols
+        width = cols + 2
+        hist = np.full(4, arena.NO_MOVE, np.int32)
+        s: GameState | None = state
+        for k in range(4):
+            if s is None or s.last_move is None:
+                break
+            hist[k] = _move_code(s.last_move, width)
+            s = s.previous_state
+        earlier = np.fromiter(state.previous_states | {state.situation_hash()}, np.uint64)
+        zob, wtm = zobrist_array(rows, cols)
+        salt = np.uint64(hash((rows, cols, float(state.komi))) & 0xFFFFFFFFFFFFFFFF)
+        return cls(np.sort(earlier), hist, zob, np.uint64(wtm), float(state.komi), salt)
+
+
+class _Slot:
+    """One batch's buffers: planes, cache keys, leaves and their legal moves."""
+
+    def __init__(self, arena_: _Arena, size: int) -> None:
+        _, rows, cols, _, pass_index = arena_.g.tolist()
+        self.planes = np.zeros((size, rows, cols, len(PLANES)), np.float32)
+        self.keys = np.zeros(size, np.uint64)
+        self.leaves = np.zeros(size, np.int32)
+        self.moves = np.zeros((size, pass_index + 1), np.int32)
+        self.counts = np.zeros(size, np.int32)
+
+
+@dataclass
+class _Batch:
+    slot: _Slot
+    size: int
+    encoded: EncodedBatch | None = None  # the cache's answers and the network's work
+    future: Future | None = None  # the network running in the worker thread
+    answer: dict | None = None  # the network's raw answers (None: all from the cache)
+
+    def result(self) -> dict | None:
+        if self.future is not None:
+            self.answer, self.future = self.future.result(), None
+        return self.answer
+
+    def wait(self) -> None:
+        if self.future is not None:
+            try:
+                self.future.result()
+            except BaseException:  # noqa: BLE001 - the caller is already handling an error
+                pass
+
+
+class CompiledPUCTSearch:
+    """The search and its compiled tree; one per agent (one search at a time)."""
+
+    def __init__(self, evaluator, settings: SearchSettings | None = None, rng: np.random.Generator | None = None):
+        self.evaluator = evaluator
+        self.settings = settings or SearchSettings()
+        self.rng = rng or np.random.default_rng()
+        self.evaluations = 0
+        self.evaluator_calls = 0
+        self.last_statistics: SearchStatistics | None = None
+        self._executor: ThreadPoolExecutor | None = None
+        self._arena: _Arena | None = None
+        self._ctx: _Context | None = None
+        self._slots: list[_Slot] = []
+        self.root = 0
+        self.root_state: GameState | None = None
+        self._clean_priors: np.ndarray | None = None  # the root's priors while noise is mixed in
+
+    # --- the tree between searches -------------------------------------------------------------
+    def clear(self) -> None:
+        self._arena, self.root_state, self._clean_priors = None, None, None
+
+    def _reuse(self, state: GameState) -> bool:
+        """Move the root to ``state`` when it descends from the current root (its subtree kept)."""
+        old, tree = self.root_state, self._arena
+        if tree is None or old is None or not self.settings.reuse_tree or state.komi != old.komi:
+            return False
+        moves = PUCTSearch.moves_since(old, state)
+        if moves is None:
+            return False
+        width = int(tree.g[0])
+        node = self.root
+        for move in moves:
+            span = tree.edges(node)
+            hits = np.flatnonzero(tree.emove[span] == _move_code(move, width))
+            if not len(hits):
+                return False
+            node = int(tree.child[span.start + hits[0]])
+            if node < 0 or tree.ni[node, arena.STATUS] != arena.EVALUATED:
+                return False
+        if node != self.root:
+            out = tree.empty_like()
+            arena.compact(tree.arrays, node, out.arrays)
+            self._arena, self.root, self._clean_priors = out, 0, None
+        self._ctx = _Context.of(state)
+        return True
+
+    def _new_root(self, state: GameState) -> None:
+        board = state.board
+        tree = _Arena(board.num_rows, board.num_cols)
+        self._arena, self.root, self._clean_priors = tree, 0, None
+        self._ctx = ctx = _Context.of(state)
+        self._slots = [_Slot(tree, self.settings.batch_size) for _ in range(3)]
+        width = board.num_cols + 2
+        tree.ni[0] = (-1, -1, _move_code(state.last_move, width), state.next_player.value, arena.PENDING, 0, 0)
+        tree.boards[0] = np.frombuffer(board.padded_colors, np.int8)
+        tree.bhash[0] = np.uint64(board.zobrist_hash())
+        tree.used[0] = 1
+        slot = self._slots[0]
+        recent = np.zeros(1, np.uint64)
+        count, key = arena.encode_node(
+            tree.ni, tree.bhash, tree.boards, 0, 0, tree.g, ctx.root_set, ctx.root_hist, ctx.zob, ctx.wtm,
+            ctx.komi, ctx.salt, recent, slot.planes[0], slot.moves[0],
+        )  # fmt: skip
+        slot.counts[0], slot.keys[0], slot.leaves[0] = count, key, 0
+        batch = _Batch(slot, 1)
+        self._start_evaluation(batch)
+        self._finish(batch)
+
+    # --- one search -----------------------------------------------------------------------------
+    def search(
+        self,
+        state: GameState,
+        budget: SearchBudget,
+        on_progress: ProgressCallback | None = None,
+        progress_interval: float = 0.5,
+        self_play: bool = False,
+    ) -> SearchResult:
+        """Search ``state`` until the budget says stop; the result lists every visited root move."""
+        started = time.monotonic()
+        if state.is_over():
+            self.clear()
+            return SearchResult(candidates=[], visits=0, winrate=0.5, elapsed=budget.elapsed())
+        if not self._reuse(state):
+            self._new_root(state)
+        self.root_state = state
+        self._set_root_priors(self_play)
+        start_visits = self._visits()
+        next_report = progress_interval
+        unfinished: list[_Batch] = []
+        try:
+            while True:
+                done = self._should_stop(budget, start_visits, started, self_play)
+                batch = _Batch(self._free_slot(unfinished), 0) if done else self._collect(budget, unfinished)
+                if batch.size:
+                    unfinished.append(batch)
+                    self._start_evaluation(batch)
+                keep = 1 if self.settings.pipeline and not done and batch.size else 0
+                while len(unfinished) > keep:
+                    self._finish(unfinished[0])
+                    unfinished.pop(0)
+                if done and not unfinished:
+                    break
+                if on_progress is not None and budget.elapsed() >= next_report:
+                    next_report = budget.elapsed() + progress_interval
+                    on_progress(self.result(budget.elapsed()))
+        except BaseException:
+            for batch in unfinished:
+                batch.wait()
+                arena.abandon(self._arena.arrays, self.root, batch.slot.leaves, batch.size, self.settings.virtual_loss)
+            raise
+        result = self.result(budget.elapsed())
+        self.last_statistics = self.statistics(new_visits=self._visits() - start_visits)
+        return result
+
+    def _visits(self) -> int:
+        return 1 + int(self._arena.nf[self.root, arena.TOTAL])
+
+    def _root_span(self) -> slice:
+        return self._arena.edges(self.root)
+
+    def _set_root_priors(self, self_play: bool) -> None:
+        """Dirichlet noise into the root priors in self-play (clean ones kept), else the clean ones."""
+        priors = self._arena.prior[self._root_span()]
+        if self._clean_priors is not None:
+            priors[:] = self._clean_priors
+            self._clean_priors = None
+        if not self_play or self.settings.noise_weight <= 0 or len(priors) < 2:
+            return
+        clean = priors.copy()
+        alpha = self.settings.dirichlet_alpha or dirichlet_alpha(len(priors))
+        noise = self.rng.dirichlet(np.full(len(priors), alpha))
+        eps = self.settings.noise_weight
+        priors[:] = ((1 - eps) * clean + eps * noise).astype(np.float32)
+        self._clean_priors = clean
+
+    def _should_stop(self, budget: SearchBudget, start_visits: int, started: float, self_play: bool) -> bool:
+        visits = self._visits()
+        n = self._arena.N[self._root_span()]
+        if len(n) == 0 or budget.exhausted(visits):
+            return True
+        if self_play or not self.settings.early_stop:
+            return False
+        remaining = PUCTSearch._remaining_visits(budget, visits, visits - start_visits, time.monotonic() - started)
+        if remaining is None:
+            return False
+        if len(n) == 1:
+            return n[0] > 0
+        top2 = np.partition(n, len(n) - 2)[-2:]
+        return float(top2[1] - top2[0]) > remaining
+
+    def _free_slot(self, unfinished: list[_Batch]) -> _Slot:
+        busy = {id(b.slot) for b in unfinished}
+        return next(s for s in self._slots if id(s) not in busy)
+
+    def _collect(self, budget: SearchBudget, unfinished: list[_Batch]) -> _Batch:
+        visits = self._visits()
+        limit = min(self.settings.batch_size, max(1, visits // 4))
+        cap = -1 if budget.max_visits is None else budget.max_visits
+        if budget.max_visits is not None:
+            limit = min(limit, budget.max_visits - visits)
+        limit = max(1, limit)
+        tree, ctx, s = self._arena, self._ctx, self.settings
+        tree.reserve(3 * limit + 2, 0)
+        slot = self._free_slot(unfinished)
+        m = arena.collect(
+            tree.arrays, self.root, limit, cap, s.c_puct, s.virtual_loss, tree.g, ctx.root_set, ctx.root_hist,
+            ctx.zob, ctx.wtm, ctx.komi, ctx.salt, slot.planes, slot.leaves, slot.keys, slot.moves, slot.counts,
+        )  # fmt: skip
+        return _Batch(slot, int(m))
+
+    def _start_evaluation(self, batch: _Batch) -> None:
+        """Look the batch up in the cache here and run the network on the rest in the worker
+        thread when pipelining (only ONNX Runtime there, which releases the GIL), else here."""
+        self.evaluator_calls += 1
+        self.evaluations += batch.size
+        ev = self.evaluator
+        batch.encoded = ev.start_encoded(batch.slot.keys[: batch.size].tolist(), batch.slot.planes[: batch.size])
+        if self.settings.pipeline:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(1, thread_name_prefix="dlgo-evaluate")
+            batch.future = self._executor.submit(ev.forward, batch.encoded)
+        else:
+            batch.answer = ev.forward(batch.encoded)
+
+    def _finish(self, batch: _Batch) -> None:
+        """Attach the evaluated leaves and back their values up (virtual losses become real)."""
+        policy, value = self.evaluator.finish_encoded(batch.encoded, batch.result())
+        # float16 as the Python tree keeps a leaf's policy, so both searches choose alike
+        policy = policy.astype(np.float16).astype(np.float32)
+        slot, m = batch.slot, batch.size
+        self._arena.reserve(0, int(slot.counts[:m].sum()))
+        arena.attach(
+            self._arena.arrays, self.root, self._arena.g, slot.leaves, m, policy, value.astype(np.float64),
+            slot.moves, slot.counts, self.settings.virtual_loss,
+        )  # fmt: skip
+
+    # --- reading the tree ---------------------------------------------------------------------
+    def _root_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Visits, Q and the priors shown (clean ones under noise) of the root's branches."""
+        span = self._root_span()
+        n = self._arena.N[span]
+        q = np.divide(self._arena.W[span], n, out=np.zeros_like(n), where=n > 0)
+        priors = self._clean_priors if self._clean_priors is not None else self._arena.prior[span]
+        return n, q, priors
+
+    def _mean_value(self, node: int) -> float:
+        tree = self._arena
+        total = float(tree.W[tree.edges(node)].sum())
+        return (float(tree.nf[node, arena.VALUE]) + total) / (1.0 + float(tree.nf[node, arena.TOTAL]))
+
+    def principal_variation(self, edge: int) -> list[Move]:
+        tree = self._arena
+        pv = [tree.move(int(tree.emove[edge]))]
+        node = int(tree.child[edge])
+        while node >= 0 and tree.ni[node, arena.STATUS] == arena.EVALUATED and len(pv) < _PV_LENGTH:
+            span = tree.edges(node)
+            n = tree.N[span]
+            best = int(np.argmax(n))
+            if n[best] <= 0:
+                break
+            pv.append(tree.move(int(tree.emove[span.start + best])))
+            node = int(tree.child[span.start + best])
+        return pv
+
+    def result(self, elapsed: float) -> SearchResult:
+        if self._arena is None or self.root_state is None:
+            return SearchResult(candidates=[], visits=0, winrate=0.5, elapsed=elapsed)
+        tree, span = self._arena, self._root_span()
+        n, q, priors = self._root_arrays()
+        order = sorted(np.flatnonzero(n > 0).tolist(), key=lambda i: (n[i], q[i]), reverse=True)
+        candidates = []
+        for i in order:
+            visits = int(n[i])
+            winrate = (float(q[i]) + 1.0) / 2.0
+            candidates.append(
+                CandidateInfo(
+                    move=tree.move(int(tree.emove[span.start + i])),
+                    visits=visits,
+                    winrate=winrate,
+                    prior=float(priors[i]),
+                    lcb=lower_confidence_bound(winrate * visits, visits),
+                    pv=self.principal_variation(span.start + i),
+                )
+            )
+        return SearchResult(
+            candidates=candidates,
+            visits=self._visits(),
+            winrate=(self._mean_value(self.root) + 1.0) / 2.0,
+            elapsed=elapsed,
+        )
+
+    def statistics(self, new_visits: int = 0) -> SearchStatistics | None:
+        if self._arena is None or self.root_state is None:
+            return None
+        tree, span = self._arena, self._root_span()
+        counts = np.zeros(int(tree.g[4]) + 1, dtype=np.float32)
+        n, q, _ = self._root_arrays()
+        counts[[tree.zero_index(int(c)) for c in tree.emove[span]]] = n
+        network_value = float(tree.nf[self.root, arena.VALUE])
+        best_value = float(q[int(np.argmax(n))]) if len(n) and n.max() > 0 else network_value
+        return SearchStatistics(
+            visit_counts=counts,
+            root_value=self._mean_value(self.root),
+            best_value=best_value,
+            network_value=network_value,
+            visits=self._visits(),
+            new_visits=new_visits,
+        )
+
+    def most_visited(self) -> Move | None:
+        if self._arena is None or self.root_state is None:
+            return None
+        span = self._root_span()
+        if span.stop == span.start:
+            return None
+        n, q, _ = self._root_arrays()
+        priors = self._arena.prior[span]
+        best = max(range(len(n)), key=lambda i: (n[i], q[i], priors[i]))
+        return self._arena.move(int(self._arena.emove[span.start + best]))
+
+    def sample_move(self, temperature: float = 1.0) -> Move | None:
+        """A root move drawn with probability ``N^(1/T)`` (self-play's first moves)."""
+        if self._arena is None or self.root_state is None:
+            return None
+        span = self._root_span()
+        n = self._arena.N[span]
+        if len(n) == 0:
+            return None
+        if n.sum() <= 0:
+            return self.most_visited()
+        i = int(self.rng.choice(len(n), p=visit_distribution(n, temperature)))
+        return self._arena.move(int(self._arena.emove[span.start + i]))
