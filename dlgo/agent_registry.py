@@ -379,6 +379,12 @@ register(
                 "a network with ownership and score heads always searches on it)",
                 choices=TREES,
             ),
+            "fpu_reduction": Param(
+                float,
+                -1.0,
+                "value of a move the search has not visited yet: negative = 0, a draw (the book, AlphaGo Zero); "
+                "else the position's network value less this times sqrt(prior of the visited moves) (Leela Zero)",
+            ),
             "cache_size": _CACHE,
             "threads": _THREADS,
             "runtime": Param(

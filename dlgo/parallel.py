@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["task_seed", "ProcessPool", "init_worker", "on_worker_exit", "ORPHAN_POLL_SECONDS"]
+__all__ = ["task_seed", "ProcessPool", "init_worker", "follow_parent", "on_worker_exit", "ORPHAN_POLL_SECONDS"]
 
 _EXIT_CLEANUPS: list[Callable[[], None]] = []
 
@@ -45,7 +45,7 @@ def init_worker(parent: int | None = None) -> None:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if parent is not None:
-        _follow_parent(parent)
+        follow_parent(parent)
 
 
 ORPHAN_POLL_SECONDS = 1.0  # how often a worker checks that the loop is still there
@@ -62,7 +62,7 @@ def _exit_now(code: int) -> None:
     os._exit(code)
 
 
-def _follow_parent(parent: int) -> None:
+def follow_parent(parent: int, own_term_handler: bool = False) -> None:
     """A worker never outlives the loop, however the loop ends (``kill -9`` included).
 
     Nothing in multiprocessing does this: a worker blocked on its task queue waits forever
@@ -70,8 +70,11 @@ def _follow_parent(parent: int) -> None:
     process holding its pipe has). Linux: the kernel sends SIGTERM when the parent dies
     (``PR_SET_PDEATHSIG``; the workers are started from the loop's main thread, which lives as
     long as the process). Everywhere: a thread that notices the parent changing.
+    ``own_term_handler``: keep the worker's SIGTERM handler (one that closes its engines) for
+    the kernel's signal instead of leaving at once.
     """
-    signal.signal(signal.SIGTERM, lambda signum, frame: _exit_now(128 + signum))
+    if not own_term_handler:
+        signal.signal(signal.SIGTERM, lambda signum, frame: _exit_now(128 + signum))
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
@@ -91,7 +94,7 @@ def _follow_parent(parent: int) -> None:
 
 class ProcessPool:
     """``workers`` processes on this machine (spawned: no inherited TensorFlow state). They end
-    when this process ends, however it ends (``_follow_parent``)."""
+    when this process ends, however it ends (``follow_parent``)."""
 
     def __init__(self, workers: int) -> None:
         import multiprocessing

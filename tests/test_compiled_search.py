@@ -23,6 +23,7 @@ from dlgo.kernels import flood_words
 from dlgo.search import PUCTAgent, PUCTSearch, SearchBudget, SearchSettings
 from dlgo.search import arena as A
 from dlgo.search.compiled import CompiledPUCTSearch
+from dlgo.search.tree import first_play_value
 
 
 class EncodedProjectionEvaluator(ProjectionEvaluator):
@@ -86,14 +87,14 @@ def test_the_compiled_search_visits_as_pinned(pipeline: bool, size: int) -> None
     assert sum(c.visits for c in result.candidates) == 399
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_both_trees_agree_on_long_searches_with_passes_captures_and_reuse(seed: int) -> None:
+@pytest.mark.parametrize("seed, fpu_reduction", [(1, -1.0), (2, -1.0), (3, 0.25)])
+def test_both_trees_agree_on_long_searches_with_passes_captures_and_reuse(seed: int, fpu_reduction: float) -> None:
     """Thousands of visits on a small board (finished games, ko, the arrays grown) and tree reuse
     after two moves: the same counts, values and principal variations."""
     size = 5
     game = _random_game(size, 14, seed)
     state = game[-1]
-    settings = SearchSettings(batch_size=8, early_stop=False, pipeline=False)
+    settings = SearchSettings(batch_size=8, early_stop=False, pipeline=False, fpu_reduction=fpu_reduction)
     python = PUCTSearch(ProjectionEvaluator(size), settings)
     compiled = CompiledPUCTSearch(EncodedProjectionEvaluator(size), settings)
     for step in range(3):
@@ -103,11 +104,11 @@ def test_both_trees_agree_on_long_searches_with_passes_captures_and_reuse(seed: 
         assert a.root_value == pytest.approx(b.root_value, abs=1e-9)
         assert [c.pv for c in results[0].candidates[:3]] == [c.pv for c in results[1].candidates[:3]]
         assert python.most_visited() == compiled.most_visited()
-        reply = python.most_visited()
-        state = state.apply_move(reply)
+        state = state.apply_move(python.most_visited())
         if state.is_over():
             break
-        state = state.apply_move(Move.pass_turn() if step == 1 else python.most_visited())
+        answers = [m for m in state.legal_moves() if m.is_play]
+        state = state.apply_move(Move.pass_turn() if step == 1 or not answers else answers[seed % len(answers)])
         if state.is_over():
             break
 
@@ -255,3 +256,19 @@ def test_the_agent_picks_the_python_tree_when_asked_or_when_the_network_has_aux_
     assert isinstance(PUCTAgent(ProjectionEvaluator(9)).tree, PUCTSearch)  # no encoded protocol
     with pytest.raises(ValueError, match="unknown tree"):
         PUCTAgent(ProjectionEvaluator(9), tree="rust")
+
+
+def test_first_play_urgency() -> None:
+    priors = np.array([0.5, 0.3, 0.2], np.float32)
+    visits = np.array([3.0, 0.0, 1.0])
+    assert first_play_value(priors, visits, 0.4, -1.0) == 0.0  # the book: an unvisited move is a draw
+    assert first_play_value(priors, visits, 0.4, 0.5) == pytest.approx(0.4 - 0.5 * np.sqrt(0.7))
+    # With FPU the search of a won position stays on its good move longer than with Q = 0.
+    evaluator = EncodedProjectionEvaluator(9)
+    state = _midgame(9, 3)
+    spread = []
+    for fpu in (-1.0, 0.0):
+        search = CompiledPUCTSearch(evaluator, SearchSettings(batch_size=8, early_stop=False, fpu_reduction=fpu))
+        search.search(state, SearchBudget(max_visits=400))
+        spread.append(int((search.statistics().visit_counts > 0).sum()))
+    assert spread[0] != spread[1]

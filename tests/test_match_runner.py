@@ -7,6 +7,10 @@ import json
 import os
 import queue
 import signal
+import subprocess
+import sys
+import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -211,3 +215,48 @@ def test_small_match_against_gnugo(tmp_path):
     assert summary["games"] == 2 and summary["engine_wins"] + summary["opponent_wins"] + summary["draws"] == 2
     text = (tmp_path / "summary.txt").read_text()
     assert "win rate" in text and "Elo" in text and "p-value" in text
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find the workers")
+def test_duel_workers_end_when_the_match_process_is_killed(tmp_path):
+    """A match stopped by ``kill`` (or ``kill -9``) used to leave its game workers playing on."""
+    from test_zero_loop_faults import _children, _kill_leftovers, _wait_gone
+
+    script = tmp_path / "match.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import sys
+            sys.path.insert(0, {str(ROOT / "tests")!r})
+            from conftest import fake_player
+            from dlgo.match import GameRules, MatchSettings
+            from dlgo.match.runner import run_match
+
+            if __name__ == "__main__":
+                rules = GameRules(size=9, move_timeout=600.0, command_timeout=600.0)
+                settings = MatchSettings(
+                    fake_player("hang", "a"), fake_player("hang", "b"), 4, rules, jobs=2, gnugo_check=False
+                )
+                run_match(settings, {str(tmp_path / "out")!r}, progress=False)
+            """
+        )
+    )
+    parent = subprocess.Popen([sys.executable, str(script)], cwd=ROOT)
+    kids: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while time.monotonic() < deadline and len(workers) < 2:
+            workers = [p for p, cmd in _children(parent.pid).items() if "spawn_main" in cmd]
+            time.sleep(0.2)
+        assert len(workers) == 2
+        time.sleep(1.0)
+        assert not [p for p in workers if p not in _children(parent.pid)]  # both stuck in a game, as meant
+        kids.extend(_children(parent.pid))
+        kids.extend(engine for worker in workers for engine in _children(worker))  # hung fakes: clean-up
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        assert not _wait_gone(workers), "duel workers still running after the match process was killed"
+    finally:
+        parent.kill()
+        _kill_leftovers(kids)

@@ -36,6 +36,7 @@ from dlgo.match.players import PlayerSpec
 from dlgo.match.record import GameRecord, append_record, load_records, record_to_sgf, repair_records
 from dlgo.match.referee import GameRules, play_game
 from dlgo.match.summary import summarise, summary_text
+from dlgo.parallel import follow_parent
 
 __all__ = ["MatchSettings", "MatchResult", "MatchError", "run_match", "preflight", "players_of_game"]
 
@@ -361,10 +362,13 @@ def _exit_on_term(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _worker(tasks: Any, results: Any, settings_json: dict, out: str) -> None:
-    """A worker process: plays the games it takes from ``tasks`` until it gets None."""
+def _worker(tasks: Any, results: Any, settings_json: dict, out: str, parent: int) -> None:
+    """A worker process: plays the games it takes from ``tasks`` until it gets None, and ends
+    with the match process however that ends (a worker left behind by ``kill`` went on playing
+    the whole match)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us with SIGTERM
     signal.signal(signal.SIGTERM, _exit_on_term)
+    follow_parent(parent, own_term_handler=True)
     settings = MatchSettings.from_json(settings_json)
     scorer = GnuGoScorer() if settings.gnugo_check else None
     try:
@@ -399,7 +403,9 @@ def _run_workers(
     for _ in range(jobs):
         tasks.put(None)
     workers = [
-        ctx.Process(target=_worker, args=(tasks, results, settings.to_json(), str(out)), name=f"duel-worker-{k}")
+        ctx.Process(
+            target=_worker, args=(tasks, results, settings.to_json(), str(out), os.getpid()), name=f"duel-worker-{k}"
+        )
         for k in range(jobs)
     ]
     for w in workers:

@@ -47,6 +47,7 @@ class PUCTAgent(SearchAgent):
     constant (book 2.0); ``batch_size``/``virtual_loss``: batched evaluation; ``reuse_tree``:
     keep the subtree of the moves played; ``early_stop``: stop when the best move cannot be
     overtaken; ``pipeline``: evaluate a batch in a worker thread while the next is collected;
+    ``fpu_reduction``: the value of an unvisited move (``SearchSettings``; negative: 0, the book's);
     ``max_seconds``: a clock limit for ``select_move``; ``tree``: "compiled" (the tree as
     numba arrays, ``dlgo.search.compiled``, wherever the evaluator supports it: a Zero network's
     ``BatchEvaluator`` without ownership and score heads) or "python" (``ZeroTreeNode`` objects).
@@ -68,6 +69,7 @@ class PUCTAgent(SearchAgent):
         reuse_tree: bool = True,
         early_stop: bool = True,
         pipeline: bool = True,
+        fpu_reduction: float = -1.0,
         max_seconds: float | None = None,
         seed: int | None = None,
         tree: str = "compiled",
@@ -88,6 +90,7 @@ class PUCTAgent(SearchAgent):
             reuse_tree=reuse_tree,
             early_stop=early_stop,
             pipeline=pipeline,
+            fpu_reduction=fpu_reduction,
         )
         rng = np.random.default_rng(seed)
         if tree == "compiled" and compiled_search_supports(evaluator):

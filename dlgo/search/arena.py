@@ -29,6 +29,7 @@ from numba import njit
 from dlgo.encoders.zero import KOMI_SCALE, encode_position
 from dlgo.kernels import BLACK, EMPTY, WHITE, flood_chain, flood_words, neighbor
 from dlgo.playout.kernel import area_winner
+from dlgo.search.tree import first_play_value, select_branch
 
 __all__ = [
     "PARENT",
@@ -141,21 +142,14 @@ def encode_node(ni, bhash, boards, node, root, g, root_set, root_hist, zob, wtm,
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _select_and_visit(ni, nf, prior, N, W, node, c, vl):
-    """The PUCT choice ``Q + c * P * sqrt(sum n) / (1 + n)`` (first best on ties) and its
-    virtual visit, exactly as ``ZeroTreeNode.select_and_visit``."""
-    total = nf[node, TOTAL]
-    scale = c * (np.sqrt(total) if total > 0 else 1.0)
+def _select_and_visit(ni, nf, prior, N, W, node, c, vl, fpu_reduction):
+    """The PUCT choice at ``node`` (``dlgo.search.tree.select_branch``, the same rule as the
+    Python tree) and its virtual visit."""
     first = ni[node, FIRST]
-    best = first
-    best_score = -np.inf
-    for e in range(first, first + ni[node, COUNT]):
-        n = N[e]
-        q = W[e] / n if n > 0 else 0.0
-        score = q + scale * prior[e] / (1.0 + n)
-        if score > best_score:
-            best = e
-            best_score = score
+    end = first + ni[node, COUNT]
+    total = nf[node, TOTAL]
+    fpu = first_play_value(prior[first:end], N[first:end], nf[node, VALUE], fpu_reduction)
+    best = first + select_branch(prior[first:end], N[first:end], W[first:end], total, c, fpu)
     N[best] += 1.0
     W[best] -= vl
     nf[node, TOTAL] = total + 1.0
@@ -205,6 +199,7 @@ def collect(
     visit_cap,
     c,
     vl,
+    fpu_reduction,
     g,
     root_set,
     root_hist,
@@ -240,7 +235,7 @@ def collect(
         depth = 0
         finished_game = False
         while True:
-            e = _select_and_visit(ni, nf, prior, N, W, node, c, vl)
+            e = _select_and_visit(ni, nf, prior, N, W, node, c, vl, fpu_reduction)
             path_nodes[depth] = node
             path_edges[depth] = e
             depth += 1

@@ -348,8 +348,9 @@ class CompiledPUCTSearch:
         tree.reserve(3 * limit + 2, 0)
         slot = self._free_slot(unfinished)
         m = arena.collect(
-            tree.arrays, self.root, limit, cap, s.c_puct, s.virtual_loss, tree.g, ctx.root_set, ctx.root_hist,
-            ctx.zob, ctx.wtm, ctx.komi, ctx.salt, slot.planes, slot.leaves, slot.keys, slot.moves, slot.counts,
+            tree.arrays, self.root, limit, cap, s.c_puct, s.virtual_loss, s.fpu_reduction, tree.g, ctx.root_set,
+            ctx.root_hist, ctx.zob, ctx.wtm, ctx.komi, ctx.salt, slot.planes, slot.leaves, slot.keys, slot.moves,
+            slot.counts,
         )  # fmt: skip
         return _Batch(slot, int(m))
 

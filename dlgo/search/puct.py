@@ -67,7 +67,9 @@ class SearchSettings:
     ``early_stop``: stop a limited search when the best move cannot be overtaken.
     ``pipeline``: evaluate one batch in a worker thread while the next one is collected (the
     network runs without the GIL, so tree work and network overlap; two batches of virtual
-    losses are then in the tree).
+    losses are then in the tree). ``fpu_reduction``: the value of a move not visited yet;
+    negative: 0, a draw (the book, AlphaGo Zero); else the node's network value less this times
+    the square root of the visited moves' prior mass (Leela Zero's first-play urgency).
     """
 
     c_puct: float = 2.0
@@ -78,6 +80,7 @@ class SearchSettings:
     reuse_tree: bool = True
     early_stop: bool = True
     pipeline: bool = True
+    fpu_reduction: float = -1.0
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
@@ -390,12 +393,13 @@ class PUCTSearch:
         already backed up)."""
         c = self.settings.c_puct
         vl = self.settings.virtual_loss
+        fpu = self.settings.fpu_reduction
         node = root
         path: list[tuple[ZeroTreeNode, int]] = []
         board = root.state.board
         num_cols, points = board.num_cols, board.num_rows * board.num_cols
         while True:
-            pos = node.select_and_visit(c, vl)
+            pos = node.select_and_visit(c, vl, fpu)
             path.append((node, pos))
             child = node.children.get(pos)
             if child is None:

@@ -30,7 +30,8 @@ branch is from the point of view of the player making that move (the parent's mo
 the backup flips the sign at every ply.
 
 Selection is the book's PUCT score ``Q + c * P * sqrt(N) / (1 + n)`` with ``Q = W / n``
-(0 when ``n = 0``) and ``N`` the node's visits through its branches (1 while it has none, so
+(0 when ``n = 0``, or Leela Zero's first-play urgency: ``first_play_value``) and ``N`` the
+node's visits through its branches (1 while it has none, so
 the priors decide the first visit, as in the thesis).
 """
 
@@ -46,7 +47,16 @@ from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Point
 from dlgo.scoring import compute_game_result
 
-__all__ = ["ZeroTreeNode", "NodeAux", "puct_scores", "terminal_value", "move_index", "index_move"]
+__all__ = [
+    "ZeroTreeNode",
+    "NodeAux",
+    "puct_scores",
+    "select_branch",
+    "first_play_value",
+    "terminal_value",
+    "move_index",
+    "index_move",
+]
 
 
 def move_index(move: Move, num_cols: int, num_points: int) -> int:
@@ -95,12 +105,31 @@ def puct_scores(
 
 
 @njit(cache=True, nogil=True)
-def _select(priors, visits, total_values, scale):
+def first_play_value(priors, visits, value, reduction):
+    """Q of a branch not visited yet (first-play urgency): 0, a draw, as in the book and AlphaGo
+    Zero, when ``reduction`` is negative; else Leela Zero's rule, the node's own network value
+    less ``reduction * sqrt(prior mass of the visited branches)``, so a search that found good
+    moves looks at new ones less (and a losing one at more)."""
+    if reduction < 0:
+        return 0.0
+    mass = 0.0
+    for i in range(priors.shape[0]):
+        if visits[i] > 0:
+            mass += priors[i]
+    return value - reduction * np.sqrt(mass)
+
+
+@njit(cache=True, nogil=True)
+def select_branch(priors, visits, total_values, total_visits, c, unvisited_q):
+    """The branch with the highest PUCT score ``Q + c * P * sqrt(N) / (1 + n)`` (the first one on
+    ties), ``Q = W / n``, or ``unvisited_q`` where ``n = 0``; ``N`` counts as 1 while it is 0.
+    The one place of the rule: both trees (``ZeroTreeNode``, ``dlgo.search.arena``) call it."""
+    scale = c * (np.sqrt(total_visits) if total_visits > 0 else 1.0)
     best = 0
     best_score = -np.inf
     for i in range(priors.shape[0]):
         n = visits[i]
-        q = total_values[i] / n if n > 0 else 0.0
+        q = total_values[i] / n if n > 0 else unvisited_q
         score = q + scale * priors[i] / (1.0 + n)
         if score > best_score:
             best = i
@@ -109,11 +138,11 @@ def _select(priors, visits, total_values, scale):
 
 
 @njit(cache=True, nogil=True)
-def _select_and_visit(priors, visits, total_values, total_visits, c, virtual_loss):
-    """``_select`` plus the virtual visit of the chosen branch: one compiled call per node of a
-    descent instead of several numpy scalar updates."""
-    scale = c * (np.sqrt(total_visits) if total_visits > 0 else 1.0)
-    best = _select(priors, visits, total_values, scale)
+def _select_and_visit(priors, visits, total_values, total_visits, c, virtual_loss, value, fpu_reduction):
+    """``select_branch`` plus the virtual visit of the chosen branch: one compiled call per node
+    of a descent instead of several numpy scalar updates."""
+    fpu = first_play_value(priors, visits, value, fpu_reduction)
+    best = select_branch(priors, visits, total_values, total_visits, c, fpu)
     visits[best] += 1.0
     total_values[best] -= virtual_loss
     return best
@@ -270,17 +299,19 @@ class ZeroTreeNode:
             return self.value
         return (self.value + float(self.total_values.sum())) / (1.0 + self.total_visits)
 
-    def select_branch(self, c: float) -> int:
+    def select_branch(self, c: float, fpu_reduction: float = -1.0) -> int:
         """Branch position with the highest PUCT score (the first one on ties)."""
         self.ensure_stats()
-        scale = c * (math.sqrt(self.total_visits) if self.total_visits > 0 else 1.0)
-        return _select(self.priors, self.visits, self.total_values, scale)
+        fpu = first_play_value(self.priors, self.visits, self.value, fpu_reduction)
+        return select_branch(self.priors, self.visits, self.total_values, self.total_visits, c, fpu)
 
-    def select_and_visit(self, c: float, virtual_loss: float) -> int:
+    def select_and_visit(self, c: float, virtual_loss: float, fpu_reduction: float = -1.0) -> int:
         """``select_branch`` and ``add_virtual_visit`` of its answer in one step (the descent's hot path)."""
         if self.visits is None:
             self.ensure_stats()
-        pos = _select_and_visit(self.priors, self.visits, self.total_values, self.total_visits, c, virtual_loss)
+        pos = _select_and_visit(
+            self.priors, self.visits, self.total_values, self.total_visits, c, virtual_loss, self.value, fpu_reduction
+        )
         self.total_visits += 1.0
         return pos
 

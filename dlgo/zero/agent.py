@@ -34,6 +34,7 @@ _SEARCH_KEYS: dict[str, tuple[str, type]] = {
     "batch_size": ("batch_size", int),
     "reuse_tree": ("reuse_tree", bool),
     "tree": ("tree", str),
+    "fpu_reduction": ("fpu_reduction", float),
 }
 _LOAD_KEYS: dict[str, tuple[str, type]] = {
     "cache_size": ("cache_size", int),
