@@ -272,3 +272,18 @@ def test_first_play_urgency() -> None:
         search.search(state, SearchBudget(max_visits=400))
         spread.append(int((search.statistics().visit_counts > 0).sum()))
     assert spread[0] != spread[1]
+
+
+def test_a_root_whose_evaluation_failed_is_evaluated_again() -> None:
+    """A failed root evaluation (a new position) must not leave the previous position's search
+    reusing the half-made tree."""
+    evaluator = EncodedProjectionEvaluator(9)
+    search = CompiledPUCTSearch(evaluator, SearchSettings(batch_size=8))
+    first, other = _midgame(9, 3), _midgame(9, 4)
+    search.search(first, SearchBudget(max_visits=100))
+    evaluator.fail_after = evaluator.calls
+    with pytest.raises(RuntimeError, match="network failed"):
+        search.search(other, SearchBudget(max_visits=100))
+    evaluator.fail_after = None
+    result = search.search(first, SearchBudget(max_visits=100))
+    assert result.visits == 100 and result.candidates

@@ -230,6 +230,7 @@ class CompiledPUCTSearch:
         return True
 
     def _new_root(self, state: GameState) -> None:
+        self.root_state = None  # no reuse of a root whose evaluation did not come back
         board = state.board
         tree = _Arena(board.num_rows, board.num_cols)
         self._arena, self.root, self._clean_priors = tree, 0, None
