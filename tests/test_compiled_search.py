@@ -253,6 +253,7 @@ def test_the_agent_picks_the_python_tree_when_asked_or_when_the_network_has_aux_
     with_aux = EncodedProjectionEvaluator(9)
     with_aux.has_aux = True
     assert isinstance(PUCTAgent(with_aux).tree, PUCTSearch)
+    assert isinstance(PUCTAgent(with_aux, self_play=True).tree, CompiledPUCTSearch)  # no maps in self-play
     assert isinstance(PUCTAgent(ProjectionEvaluator(9)).tree, PUCTSearch)  # no encoded protocol
     with pytest.raises(ValueError, match="unknown tree"):
         PUCTAgent(ProjectionEvaluator(9), tree="rust")

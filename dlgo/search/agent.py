@@ -28,14 +28,14 @@ if TYPE_CHECKING:
 __all__ = ["PUCTAgent", "TREES", "compiled_search_supports"]
 
 
-def compiled_search_supports(evaluator: Evaluator) -> bool:
+def compiled_search_supports(evaluator: Evaluator, self_play: bool = False) -> bool:
     """Whether the compiled tree can search on ``evaluator``: a zero-encoder network's
-    ``BatchEvaluator`` whose answers are policy and value only (ownership and score maps live
-    in the Python tree's nodes)."""
+    ``BatchEvaluator`` whose answers the search needs as policy and value only (ownership and
+    score maps for analysis live in the Python tree's nodes; self-play never reads them)."""
     return (
         hasattr(evaluator, "evaluate_encoded")
         and getattr(evaluator, "encoder_name", None) == "zero"
-        and not getattr(evaluator, "has_aux", False)
+        and (self_play or not getattr(evaluator, "has_aux", False))
     )
 
 
@@ -93,7 +93,7 @@ class PUCTAgent(SearchAgent):
             fpu_reduction=fpu_reduction,
         )
         rng = np.random.default_rng(seed)
-        if tree == "compiled" and compiled_search_supports(evaluator):
+        if tree == "compiled" and compiled_search_supports(evaluator, self_play):
             from dlgo.search.compiled import CompiledPUCTSearch
 
             self.tree: PUCTSearch | CompiledPUCTSearch = CompiledPUCTSearch(evaluator, settings, rng)
