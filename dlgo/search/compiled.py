@@ -26,7 +26,14 @@ from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Point
 from dlgo.search import arena
 from dlgo.search.base import CandidateInfo, ProgressCallback, SearchBudget, SearchResult, lower_confidence_bound
-from dlgo.search.puct import PUCTSearch, SearchSettings, SearchStatistics, dirichlet_alpha, visit_distribution
+from dlgo.search.batches import InFlight, run_batches
+from dlgo.search.puct import (
+    PUCTSearch,
+    SearchSettings,
+    SearchStatistics,
+    dirichlet_alpha,
+    visit_distribution,
+)
 
 if TYPE_CHECKING:
     from dlgo.inference.evaluator import EncodedBatch
@@ -162,24 +169,12 @@ class _Slot:
 
 
 @dataclass
-class _Batch:
+class _Batch(InFlight):
     slot: _Slot
     size: int
     encoded: EncodedBatch | None = None  # the cache's answers and the network's work
     future: Future | None = None  # the network running in the worker thread
     answer: dict | None = None  # the network's raw answers (None: all from the cache)
-
-    def result(self) -> dict | None:
-        if self.future is not None:
-            self.answer, self.future = self.future.result(), None
-        return self.answer
-
-    def wait(self) -> None:
-        if self.future is not None:
-            try:
-                self.future.result()
-            except BaseException:  # noqa: BLE001 - the caller is already handling an error
-                pass
 
 
 class CompiledPUCTSearch:
@@ -271,29 +266,18 @@ class CompiledPUCTSearch:
         self.root_state = state
         self._set_root_priors(self_play)
         start_visits = self._visits()
-        next_report = progress_interval
-        unfinished: list[_Batch] = []
-        try:
-            while True:
-                done = self._should_stop(budget, start_visits, started, self_play)
-                batch = _Batch(self._free_slot(unfinished), 0) if done else self._collect(budget, unfinished)
-                if batch.size:
-                    unfinished.append(batch)
-                    self._start_evaluation(batch)
-                keep = 1 if self.settings.pipeline and not done and batch.size else 0
-                while len(unfinished) > keep:
-                    self._finish(unfinished[0])
-                    unfinished.pop(0)
-                if done and not unfinished:
-                    break
-                if on_progress is not None and budget.elapsed() >= next_report:
-                    next_report = budget.elapsed() + progress_interval
-                    on_progress(self.result(budget.elapsed()))
-        except BaseException:
-            for batch in unfinished:
-                batch.wait()
-                arena.abandon(self._arena.arrays, self.root, batch.slot.leaves, batch.size, self.settings.virtual_loss)
-            raise
+        vl = self.settings.virtual_loss
+        run_batches(
+            lambda: self._should_stop(budget, start_visits, started, self_play),
+            lambda unfinished: self._collect(budget, unfinished),
+            self._start_evaluation,
+            self._finish,
+            lambda batch: arena.abandon(self._arena.arrays, self.root, batch.slot.leaves, batch.size, vl),
+            self.settings.pipeline,
+            budget,
+            (lambda: on_progress(self.result(budget.elapsed()))) if on_progress is not None else None,
+            progress_interval,
+        )
         result = self.result(budget.elapsed())
         self.last_statistics = self.statistics(new_visits=self._visits() - start_visits)
         return result

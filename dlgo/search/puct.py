@@ -39,6 +39,7 @@ import numpy as np
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
 from dlgo.search.base import ProgressCallback, SearchBudget, SearchResult
+from dlgo.search.batches import InFlight, run_batches
 from dlgo.search.report import tree_result
 from dlgo.search.tree import NodeAux, ZeroTreeNode, index_move, move_index
 
@@ -137,24 +138,19 @@ class _Descent:
 
 
 @dataclass
-class _Batch:
+class _Batch(InFlight):
     leaves: list[_Descent]
     future: Future | None = None  # the evaluation running in the worker thread
     answer: tuple | None = None  # policy, value[, ownership, score]
 
-    def result(self) -> tuple:
-        if self.future is not None:
-            self.answer, self.future = self.future.result(), None
-        assert self.answer is not None
-        return self.answer
+    @property
+    def size(self) -> int:
+        return len(self.leaves)
 
-    def wait(self) -> None:
-        """Let a running evaluation end (its outcome no longer matters)."""
-        if self.future is not None:
-            try:
-                self.future.result()
-            except BaseException:  # noqa: BLE001 - the caller is already handling an error
-                pass
+    def result(self) -> tuple:
+        answer = super().result()
+        assert answer is not None
+        return answer
 
 
 class PUCTSearch:
@@ -243,32 +239,17 @@ class PUCTSearch:
         elif root.network_priors is not None:
             root.priors, root.network_priors = root.network_priors, None
         start_visits = self._visits(root)
-        next_report = progress_interval
-        unfinished: list[_Batch] = []  # batches whose virtual losses are in the tree
-        try:
-            while True:
-                done = self._should_stop(root, budget, start_visits, started, self_play)
-                batch = _Batch([]) if done else self._collect(root, budget, unfinished)
-                if batch.leaves:
-                    unfinished.append(batch)
-                    self._start_evaluation(batch, [d.state for d in batch.leaves])
-                # An empty batch means every new leaf is already waiting in the batch under
-                # evaluation (a small tree): finish that one, or the next descents find the same.
-                keep = 1 if self.settings.pipeline and not done and batch.leaves else 0
-                while len(unfinished) > keep:
-                    self._finish(unfinished[0])
-                    unfinished.pop(0)
-                if done and not unfinished:
-                    break
-                if on_progress is not None and budget.elapsed() >= next_report:
-                    next_report = budget.elapsed() + progress_interval
-                    on_progress(self.result(budget.elapsed()))
-        except BaseException:
-            for batch in unfinished:
-                batch.wait()
-                for d in batch.leaves:
-                    self._undo(d.path)
-            raise
+        run_batches(
+            lambda: self._should_stop(root, budget, start_visits, started, self_play),
+            lambda unfinished: self._collect(root, budget, unfinished),
+            lambda batch: self._start_evaluation(batch, [d.state for d in batch.leaves]),
+            self._finish,
+            lambda batch: [self._undo(d.path) for d in batch.leaves],
+            self.settings.pipeline,
+            budget,
+            (lambda: on_progress(self.result(budget.elapsed()))) if on_progress is not None else None,
+            progress_interval,
+        )
         result = self.result(budget.elapsed())
         self.last_statistics = self.statistics(new_visits=self._visits(root) - start_visits)
         return result
