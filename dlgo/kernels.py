@@ -12,7 +12,18 @@ from numba import njit
 
 from dlgo.geometry import BLACK, BORDER, EMPTY, WHITE
 
-__all__ = ["EMPTY", "BLACK", "WHITE", "BORDER", "NO_LIMIT", "neighbor", "is_eye", "flood_chain", "flood_words"]
+__all__ = [
+    "EMPTY",
+    "BLACK",
+    "WHITE",
+    "BORDER",
+    "NO_LIMIT",
+    "neighbor",
+    "is_eye",
+    "flood_chain",
+    "flood_words",
+    "play_and_capture",
+]
 
 NO_LIMIT = 1 << 30  # a liberty cap ``flood_chain`` never reaches
 
@@ -103,3 +114,31 @@ def flood_chain(colors, w, p, ws, max_libs):
                 if nl > max_libs:
                     return ns, nl
     return ns, nl
+
+
+@njit(cache=True, nogil=True)
+def play_and_capture(colors, w, p, c, ws, cap):
+    """Play ``c`` at empty ``p`` and take off the opponent chains left without a liberty, their
+    stones listed in ``ws[cap:]`` (``ws``: ``flood_chain``'s workspace with room for them after
+    ``cap``); returns how many, or -1 (and no change) for a suicide. The ladder reader's plays and
+    the compiled search tree's both come here."""
+    n = colors.shape[0]
+    colors[p] = c
+    opp = 3 - c
+    ncap = 0
+    for k in range(4):
+        q = neighbor(p, w, k)
+        if colors[q] == opp:
+            ns, nl = flood_chain(colors, w, q, ws, 0)
+            if nl == 0:
+                for i in range(ns):
+                    s = ws[n + i]
+                    ws[cap + ncap] = s
+                    ncap += 1
+                    colors[s] = EMPTY
+    if ncap == 0:
+        ns, nl = flood_chain(colors, w, p, ws, 0)
+        if nl == 0:
+            colors[p] = EMPTY
+            return -1
+    return ncap

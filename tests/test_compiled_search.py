@@ -123,7 +123,7 @@ def test_play_matches_the_rules_core_board_and_hash() -> None:
             w = board.num_cols + 2
             colors = np.frombuffer(board.padded_colors, np.int8).copy()
             zob, _ = zobrist_array(board.num_rows, board.num_cols)
-            ws = np.zeros(flood_words(len(colors)), np.int32)
+            ws = np.zeros(flood_words(len(colors)) + len(colors), np.int32)
             h = A.play(
                 colors,
                 w,

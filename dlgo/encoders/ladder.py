@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dlgo.kernels import EMPTY, NO_LIMIT, flood_chain, flood_words, neighbor
+from dlgo.kernels import EMPTY, NO_LIMIT, flood_chain, flood_words, neighbor, play_and_capture
 
 __all__ = ["LADDER_MAX_DEPTH", "LADDER_MAX_NODES", "ladder_captured", "ladder_features"]
 
@@ -57,31 +57,6 @@ def _workspace(n):
     ws = np.empty(_capstack(n) + 5 * n, np.int32)  # all but the fill's marks is written before read
     ws[: flood_words(n)] = 0
     return ws
-
-
-@njit(cache=True, nogil=True)
-def _play(colors, w, p, c, ws, cap):
-    """Play ``c`` at empty ``p``, removing captured chains into ``ws[cap:]``; -1 (and no change) if suicide."""
-    n = colors.shape[0]
-    colors[p] = c
-    opp = 3 - c
-    ncap = 0
-    for k in range(4):
-        q = neighbor(p, w, k)
-        if colors[q] == opp:
-            ns, nl = flood_chain(colors, w, q, ws, 0)
-            if nl == 0:
-                for i in range(ns):
-                    s = ws[n + i]
-                    ws[cap + ncap] = s
-                    ncap += 1
-                    colors[s] = EMPTY
-    if ncap == 0:
-        ns, nl = flood_chain(colors, w, p, ws, 0)
-        if nl == 0:
-            colors[p] = EMPTY
-            return -1
-    return ncap
 
 
 @njit(cache=True, nogil=True)
@@ -196,7 +171,7 @@ def _read(colors, w, s, attacker_to_move, ws):
             base = ws[capbase + depth]
             if base + n > 4 * n:
                 break  # abort (absurdly many captures on one line)
-            k = _play(colors, w, m, mover, ws, cs + base)
+            k = play_and_capture(colors, w, m, mover, ws, cs + base)
             if k < 0:
                 continue
             nodes += 1
@@ -290,7 +265,7 @@ def ladder_features(colors, w, color, label, libs, legal, want_laddered, want_es
                 m = l0 if j == 0 else l1
                 if legal[m] == 0:
                     continue
-                k = _play(work, w, m, color, ws, cap)
+                k = play_and_capture(work, w, m, color, ws, cap)
                 if k < 0:
                     continue
                 _, nl2 = flood_chain(work, w, r, ws, NO_LIMIT)
@@ -325,7 +300,7 @@ def ladder_features(colors, w, color, label, libs, legal, want_laddered, want_es
                 m = cands[j]
                 if legal[m] == 0:
                     continue
-                k = _play(work, w, m, color, ws, cap)
+                k = play_and_capture(work, w, m, color, ws, cap)
                 if k < 0:
                     continue
                 _, nl2 = flood_chain(work, w, r, ws, NO_LIMIT)

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from dlgo.encoders.zero import KOMI_SCALE, encode_position
-from dlgo.kernels import BLACK, EMPTY, WHITE, flood_chain, flood_words, neighbor
+from dlgo.kernels import BLACK, WHITE, flood_words, play_and_capture
 from dlgo.playout.kernel import area_winner
 from dlgo.search.tree import first_play_value, select_branch
 
@@ -63,20 +63,14 @@ G_W, G_ROWS, G_COLS, G_N, G_PASS = range(5)
 @njit(cache=True, nogil=True)
 def play(colors, w, color, p, zob, h, ws):
     """Put a ``color`` stone on empty ``p`` and take off the opponent strings left without a
-    liberty; returns the board hash after it (``ws``: ``flood_chain``'s workspace)."""
-    n = colors.shape[0]
-    colors[p] = color
+    liberty (``dlgo.kernels.play_and_capture``); returns the board hash after it. ``ws``:
+    ``flood_chain``'s workspace with room for ``n`` captured stones after ``flood_words(n)``."""
+    cap = flood_words(colors.shape[0])
+    ncap = play_and_capture(colors, w, p, color, ws, cap)
     h ^= zob[color, p]
     opp = 3 - color
-    for k in range(4):
-        q = neighbor(p, w, k)
-        if colors[q] == opp:
-            ns, nl = flood_chain(colors, w, q, ws, 0)
-            if nl == 0:
-                for i in range(ns):
-                    s = ws[n + i]
-                    colors[s] = EMPTY
-                    h ^= zob[opp, s]
+    for i in range(ncap):
+        h ^= zob[opp, ws[cap + i]]
     return h
 
 
@@ -223,7 +217,7 @@ def collect(
     ni, nf, bhash, boards, prior, N, W, emove, child, used = tree
     w = g[G_W]
     n = g[G_N]
-    ws = np.zeros(flood_words(n), np.int32)
+    ws = np.zeros(flood_words(n) + n, np.int32)
     depth_cap = used[0] + 2
     path_nodes = np.empty(depth_cap, np.int32)
     path_edges = np.empty(depth_cap, np.int32)

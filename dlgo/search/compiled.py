@@ -13,7 +13,6 @@ carry those maps for analysis.
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -25,10 +24,9 @@ from dlgo.encoders.zero import PLANES
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Point
 from dlgo.search import arena
-from dlgo.search.base import CandidateInfo, ProgressCallback, SearchBudget, SearchResult, lower_confidence_bound
-from dlgo.search.batches import InFlight, run_batches
+from dlgo.search.base import CandidateInfo, SearchBudget, SearchResult, lower_confidence_bound
+from dlgo.search.batches import BatchedTreeSearch, InFlight
 from dlgo.search.puct import (
-    PUCTSearch,
     SearchSettings,
     SearchStatistics,
     dirichlet_alpha,
@@ -177,7 +175,7 @@ class _Batch(InFlight):
     answer: dict | None = None  # the network's raw answers (None: all from the cache)
 
 
-class CompiledPUCTSearch:
+class CompiledPUCTSearch(BatchedTreeSearch):
     """The search and its compiled tree; one per agent (one search at a time)."""
 
     def __init__(self, evaluator, settings: SearchSettings | None = None, rng: np.random.Generator | None = None):
@@ -201,10 +199,8 @@ class CompiledPUCTSearch:
 
     def _reuse(self, state: GameState) -> bool:
         """Move the root to ``state`` when it descends from the current root (its subtree kept)."""
-        old, tree = self.root_state, self._arena
-        if tree is None or old is None or not self.settings.reuse_tree or state.komi != old.komi:
-            return False
-        moves = PUCTSearch.moves_since(old, state)
+        tree = self._arena
+        moves = self._moves_to(state, tree is not None)
         if moves is None:
             return False
         width = int(tree.g[0])
@@ -247,40 +243,19 @@ class CompiledPUCTSearch:
         self._start_evaluation(batch)
         self._finish(batch)
 
-    # --- one search -----------------------------------------------------------------------------
-    def search(
-        self,
-        state: GameState,
-        budget: SearchBudget,
-        on_progress: ProgressCallback | None = None,
-        progress_interval: float = 0.5,
-        self_play: bool = False,
-    ) -> SearchResult:
-        """Search ``state`` until the budget says stop; the result lists every visited root move."""
-        started = time.monotonic()
-        if state.is_over():
-            self.clear()
-            return SearchResult(candidates=[], visits=0, winrate=0.5, elapsed=budget.elapsed())
+    # --- one search (``BatchedTreeSearch.search``) -----------------------------------------------
+    def _set_root(self, state: GameState, self_play: bool) -> None:
         if not self._reuse(state):
             self._new_root(state)
         self.root_state = state
         self._set_root_priors(self_play)
-        start_visits = self._visits()
+
+    def _root_branch_visits(self) -> np.ndarray:
+        return self._arena.N[self._root_span()]
+
+    def _abandon(self, batch: _Batch) -> None:
         vl = self.settings.virtual_loss
-        run_batches(
-            lambda: self._should_stop(budget, start_visits, started, self_play),
-            lambda unfinished: self._collect(budget, unfinished),
-            self._start_evaluation,
-            self._finish,
-            lambda batch: arena.abandon(self._arena.arrays, self.root, batch.slot.leaves, batch.size, vl),
-            self.settings.pipeline,
-            budget,
-            (lambda: on_progress(self.result(budget.elapsed()))) if on_progress is not None else None,
-            progress_interval,
-        )
-        result = self.result(budget.elapsed())
-        self.last_statistics = self.statistics(new_visits=self._visits() - start_visits)
-        return result
+        arena.abandon(self._arena.arrays, self.root, batch.slot.leaves, batch.size, vl)
 
     def _visits(self) -> int:
         return 1 + int(self._arena.nf[self.root, arena.TOTAL])
@@ -303,32 +278,13 @@ class CompiledPUCTSearch:
         priors[:] = ((1 - eps) * clean + eps * noise).astype(np.float32)
         self._clean_priors = clean
 
-    def _should_stop(self, budget: SearchBudget, start_visits: int, started: float, self_play: bool) -> bool:
-        visits = self._visits()
-        n = self._arena.N[self._root_span()]
-        if len(n) == 0 or budget.exhausted(visits):
-            return True
-        if self_play or not self.settings.early_stop:
-            return False
-        remaining = PUCTSearch._remaining_visits(budget, visits, visits - start_visits, time.monotonic() - started)
-        if remaining is None:
-            return False
-        if len(n) == 1:
-            return n[0] > 0
-        top2 = np.partition(n, len(n) - 2)[-2:]
-        return float(top2[1] - top2[0]) > remaining
-
     def _free_slot(self, unfinished: list[_Batch]) -> _Slot:
         busy = {id(b.slot) for b in unfinished}
         return next(s for s in self._slots if id(s) not in busy)
 
     def _collect(self, budget: SearchBudget, unfinished: list[_Batch]) -> _Batch:
-        visits = self._visits()
-        limit = min(self.settings.batch_size, max(1, visits // 4))
+        limit = self._batch_limit(budget)
         cap = -1 if budget.max_visits is None else budget.max_visits
-        if budget.max_visits is not None:
-            limit = min(limit, budget.max_visits - visits)
-        limit = max(1, limit)
         tree, ctx, s = self._arena, self._ctx, self.settings
         tree.reserve(3 * limit + 2, 0)
         slot = self._free_slot(unfinished)

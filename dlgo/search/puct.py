@@ -28,7 +28,6 @@ visited move can no longer be overtaken.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,8 +37,8 @@ import numpy as np
 
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
-from dlgo.search.base import ProgressCallback, SearchBudget, SearchResult
-from dlgo.search.batches import InFlight, run_batches
+from dlgo.search.base import SearchBudget, SearchResult
+from dlgo.search.batches import BatchedTreeSearch, InFlight
 from dlgo.search.report import tree_result
 from dlgo.search.tree import NodeAux, ZeroTreeNode, index_move, move_index
 
@@ -153,7 +152,7 @@ class _Batch(InFlight):
         return answer
 
 
-class PUCTSearch:
+class PUCTSearch(BatchedTreeSearch):
     """The search and its tree; one per agent (not thread-safe: one search at a time)."""
 
     def __init__(
@@ -164,7 +163,6 @@ class PUCTSearch:
         self.rng = rng or np.random.default_rng()
         self.root: ZeroTreeNode | None = None
         self.root_state: GameState | None = None
-        self._root_komi = 0.0
         self.evaluations = 0  # positions sent to the evaluator (cache hits included)
         self.evaluator_calls = 0
         self.last_statistics: SearchStatistics | None = None
@@ -178,10 +176,8 @@ class PUCTSearch:
 
     def _reuse(self, state: GameState) -> ZeroTreeNode | None:
         """The subtree for ``state`` when it descends from the current root, else None."""
-        root, old = self.root, self.root_state
-        if root is None or old is None or not self.settings.reuse_tree or state.komi != self._root_komi:
-            return None
-        moves = self.moves_since(old, state)
+        root = self.root
+        moves = self._moves_to(state, root is not None)
         if moves is None:
             return None
         board = state.board
@@ -197,66 +193,31 @@ class PUCTSearch:
         node.expand()
         return node
 
-    @staticmethod
-    def moves_since(old: GameState, state: GameState) -> list[Move] | None:
-        """The moves from ``old`` to ``state``, oldest first, when ``state`` descends from ``old``
-        by moves (None otherwise: another game, or a turn handed over without a move)."""
-        moves: list[Move] = []
-        s: GameState | None = state
-        while s is not None and s.move_number >= old.move_number:
-            if s is old or _same_situation(s, old):
-                moves.reverse()
-                return moves
-            if s.last_move is None or s.last_move.is_resign:
-                return None
-            moves.append(s.last_move)
-            s = s.previous_state
-        return None
-
-    # --- one search -----------------------------------------------------------------------------
-    def search(
-        self,
-        state: GameState,
-        budget: SearchBudget,
-        on_progress: ProgressCallback | None = None,
-        progress_interval: float = 0.5,
-        self_play: bool = False,
-    ) -> SearchResult:
-        """Search ``state`` until the budget says stop; the result lists every visited root move."""
-        started = time.monotonic()
+    # --- one search (``BatchedTreeSearch.search``) -----------------------------------------------
+    def _begin(self, self_play: bool) -> None:
         # Ownership and score serve analysis and counting: self-play skips keeping them.
         aux = self._evaluate_aux is not None and not self_play
         self._evaluate = self._evaluate_aux if aux else self.evaluator.evaluate
-        if state.is_over():
-            self.clear()
-            return SearchResult(candidates=[], visits=0, winrate=0.5, elapsed=budget.elapsed())
+
+    def _set_root(self, state: GameState, self_play: bool) -> None:
         root = self._reuse(state)
         if root is None:
             root = self._evaluate_root(state)
-        self.root, self.root_state, self._root_komi = root, state, state.komi
+        self.root, self.root_state = root, state
         if self_play and self.settings.noise_weight > 0:
             self._add_noise(root)
         elif root.network_priors is not None:
             root.priors, root.network_priors = root.network_priors, None
-        start_visits = self._visits(root)
-        run_batches(
-            lambda: self._should_stop(root, budget, start_visits, started, self_play),
-            lambda unfinished: self._collect(root, budget, unfinished),
-            lambda batch: self._start_evaluation(batch, [d.state for d in batch.leaves]),
-            self._finish,
-            lambda batch: [self._undo(d.path) for d in batch.leaves],
-            self.settings.pipeline,
-            budget,
-            (lambda: on_progress(self.result(budget.elapsed()))) if on_progress is not None else None,
-            progress_interval,
-        )
-        result = self.result(budget.elapsed())
-        self.last_statistics = self.statistics(new_visits=self._visits(root) - start_visits)
-        return result
 
-    @staticmethod
-    def _visits(node: ZeroTreeNode) -> int:
-        return 1 + int(node.total_visits)
+    def _visits(self) -> int:
+        return 1 + int(self.root.total_visits)
+
+    def _root_branch_visits(self) -> np.ndarray:
+        return self.root.branch_visits()
+
+    def _abandon(self, batch: _Batch) -> None:
+        for d in batch.leaves:
+            self._undo(d.path)
 
     def _evaluate_root(self, state: GameState) -> ZeroTreeNode:
         batch = _Batch([])
@@ -267,9 +228,11 @@ class PUCTSearch:
             node.aux = NodeAux.for_mover(aux[0][0], aux[1][0], state.next_player is Player.black)
         return node
 
-    def _start_evaluation(self, batch: _Batch, states: list[GameState]) -> None:
-        """Evaluate ``states`` for ``batch``: in the worker thread when pipelining (so the
-        evaluator always runs on that one thread), else right here."""
+    def _start_evaluation(self, batch: _Batch, states: list[GameState] | None = None) -> None:
+        """Evaluate ``states`` (default: the batch's leaves) for ``batch``: in the worker thread
+        when pipelining (so the evaluator always runs on that one thread), else right here."""
+        if states is None:
+            states = [d.state for d in batch.leaves]
         self.evaluator_calls += 1
         self.evaluations += len(states)
         if self.settings.pipeline:
@@ -290,48 +253,10 @@ class PUCTSearch:
         root.network_priors = clean
         root.priors = ((1 - eps) * clean + eps * noise).astype(np.float32)
 
-    def _batch_limit(self, root: ZeroTreeNode, budget: SearchBudget) -> int:
-        visits = self._visits(root)
-        limit = min(self.settings.batch_size, max(1, visits // 4))
-        if budget.max_visits is not None:
-            limit = min(limit, budget.max_visits - visits)
-        return max(1, limit)
-
-    def _should_stop(
-        self, root: ZeroTreeNode, budget: SearchBudget, start_visits: int, started: float, self_play: bool
-    ) -> bool:
-        visits = self._visits(root)
-        if root.num_branches == 0 or budget.exhausted(visits):
-            return True
-        if self_play or not self.settings.early_stop or root.visits is None:
-            return False
-        remaining = self._remaining_visits(budget, visits, visits - start_visits, time.monotonic() - started)
-        if remaining is None:
-            return False
-        n = root.visits
-        if len(n) == 1:
-            return n[0] > 0
-        top2 = np.partition(n, len(n) - 2)[-2:]
-        return float(top2[1] - top2[0]) > remaining
-
-    @staticmethod
-    def _remaining_visits(budget: SearchBudget, visits: int, done: int, seconds: float) -> float | None:
-        """Visits the budget still allows at most (None: no limit known)."""
-        bounds = []
-        if budget.max_visits is not None:
-            bounds.append(float(budget.max_visits - visits))
-        left = []
-        if budget.deadline is not None:
-            left.append(budget.deadline - time.monotonic())
-        if budget.max_seconds is not None:
-            left.append(budget.max_seconds - budget.elapsed())
-        if left and done >= 32 and seconds > 0:
-            bounds.append(done / seconds * max(0.0, min(left)) * 1.2)
-        return min(bounds) if bounds else None
-
-    def _collect(self, root: ZeroTreeNode, budget: SearchBudget, unfinished: list[_Batch]) -> _Batch:
+    def _collect(self, budget: SearchBudget, unfinished: list[_Batch]) -> _Batch:
         """Descents (with virtual losses) to up to a batch of new leaves, none taken twice."""
-        limit = self._batch_limit(root, budget)
+        root = self.root
+        limit = self._batch_limit(budget)
         batch = _Batch([])
         taken = {(id(d.parent), d.pos) for b in unfinished for d in b.leaves}
         other = 0  # descents that ended in a finished game or on a leaf already taken
@@ -340,7 +265,7 @@ class PUCTSearch:
                 descent = self._descend(root)
                 if descent is None:  # reached a finished game: backed up already
                     other += 1
-                    if budget.exhausted(self._visits(root)):
+                    if budget.exhausted(self._visits()):
                         break
                     continue
                 key = (id(descent.parent), descent.pos)
@@ -433,7 +358,7 @@ class PUCTSearch:
             root_value=root.mean_value(),
             best_value=best_value,
             network_value=root.value,
-            visits=self._visits(root),
+            visits=self._visits(),
             new_visits=new_visits,
         )
 
@@ -468,14 +393,3 @@ def _with_aux(evaluator: Evaluator):
         return out["policy"], out["value"], out["ownership"], out["score"]
 
     return evaluate
-
-
-def _same_situation(a: GameState, b: GameState) -> bool:
-    return (
-        a.move_number == b.move_number
-        and a.board.num_rows == b.board.num_rows
-        and a.board.num_cols == b.board.num_cols
-        and a.situation_hash() == b.situation_hash()
-        and a.komi == b.komi
-        and a.previous_states == b.previous_states
-    )
