@@ -151,9 +151,14 @@ def test_self_play_keeps_no_ownership():
 def test_score_lead_is_the_subtree_mean_from_the_real_network(models):
     from dlgo.zero import ZeroAgent
 
-    agent = ZeroAgent.from_model(models[0], board_size=9, rounds_per_move=60, batch_size=4, seed=1, early_stop=False)
+    def search(tree: str):
+        agent = ZeroAgent.from_model(
+            models[0], board_size=9, rounds_per_move=60, batch_size=4, seed=1, early_stop=False, tree=tree
+        )
+        return agent, agent.search(state, SearchBudget(max_visits=60))
+
     state = _states()[5]
-    result = agent.search(state, SearchBudget(max_visits=60))
+    agent, result = search("python")
     assert agent.network_ownership and result.ownership.shape == (9, 9) and result.score_lead is not None
     root = agent.tree.root
     sign = 1.0 if state.next_player is Player.black else -1.0
@@ -161,6 +166,13 @@ def test_score_lead_is_the_subtree_mean_from_the_real_network(models):
         child = root.children[root.branch_of(move_index(c.move, 9, 81))]
         _, score, count = _tree_mean(child)
         assert c.score_lead == pytest.approx(sign * score / count, abs=1e-4)
+    # The compiled tree (the default) reports the same maps and leads from the same search.
+    compiled, same = search("compiled")
+    assert type(compiled.tree).__name__ == "CompiledPUCTSearch"
+    np.testing.assert_allclose(same.ownership, result.ownership, atol=1e-3)
+    assert same.score_lead == pytest.approx(result.score_lead, abs=1e-3)
+    assert [(c.move, c.visits) for c in same.candidates] == [(c.move, c.visits) for c in result.candidates]
+    assert [c.score_lead for c in same.candidates] == pytest.approx([c.score_lead for c in result.candidates], abs=1e-3)
 
 
 def test_two_head_network_searches_as_before(models):

@@ -59,6 +59,39 @@ class EncodedProjectionEvaluator(ProjectionEvaluator):
         return self._answer(planes)
 
 
+class AuxProjectionEvaluator(ProjectionEvaluator):
+    """The pinned evaluator plus ownership and score heads (fixed projections of the planes)."""
+
+    has_aux = True
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        rng = np.random.default_rng(11)
+        features = self.encoder.num_planes * size * size
+        self.own_weights = rng.normal(size=(features, size * size)) * 0.2
+        self.score_weights = rng.normal(size=features) * 2.0
+
+    def aux(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = x.reshape(len(x), -1).astype(np.float64)
+        return np.tanh(x @ self.own_weights).astype(np.float32), (x @ self.score_weights).astype(np.float32)
+
+    def evaluate_full(self, states):
+        policy, value = self.evaluate(states)
+        ownership, score = self.aux(self.encoder.encode_batch(list(states)))
+        return {"policy": policy, "value": value, "ownership": ownership, "score": score}
+
+
+class EncodedAuxProjectionEvaluator(EncodedProjectionEvaluator):
+    has_aux = True
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self._aux = AuxProjectionEvaluator(size)
+
+    def encoded_aux(self, planes):
+        return self._aux.aux(planes)
+
+
 def _random_game(size: int, moves: int, seed: int) -> list[GameState]:
     """States of a random game with many captures (small board), passes now and then."""
     rng = random.Random(seed)
@@ -111,6 +144,32 @@ def test_both_trees_agree_on_long_searches_with_passes_captures_and_reuse(seed: 
         state = state.apply_move(Move.pass_turn() if step == 1 or not answers else answers[seed % len(answers)])
         if state.is_over():
             break
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_both_trees_average_ownership_and_score_alike(seed: int) -> None:
+    """A network with ownership and score heads: the same averaged ownership map and score leads
+    (the root's and every move's) from both trees, with tree reuse; none in self-play."""
+    size = 5
+    state = _random_game(size, 12, seed)[-1]
+    settings = SearchSettings(batch_size=8, early_stop=False, pipeline=seed == 2)
+    python = PUCTSearch(AuxProjectionEvaluator(size), settings)
+    compiled = CompiledPUCTSearch(EncodedAuxProjectionEvaluator(size), settings)
+    for step in range(3):
+        a, b = (s.search(state, SearchBudget(max_visits=1500 + 500 * step)) for s in (python, compiled))
+        assert a.visits == b.visits and a.ownership.shape == b.ownership.shape == (size, size)
+        np.testing.assert_allclose(b.ownership, a.ownership, atol=1e-4)
+        assert b.score_lead == pytest.approx(a.score_lead, abs=1e-4)
+        assert [c.move for c in a.candidates] == [c.move for c in b.candidates]
+        assert [c.score_lead for c in b.candidates] == pytest.approx([c.score_lead for c in a.candidates], abs=1e-4)
+        af = compiled._arena.af
+        assert af[0, A.COUNT_BELOW] + 1 == (af[: compiled._arena.used[0], A.HAS_AUX] > 0).sum()
+        state = state.apply_move(compiled.most_visited())
+        if state.is_over():
+            break
+    plain = CompiledPUCTSearch(EncodedAuxProjectionEvaluator(size), settings)
+    result = plain.search(GameState.new_game(size), SearchBudget(max_visits=200), self_play=True)
+    assert result.ownership is None and result.score_lead is None and plain._arena.own.shape[1] == 0
 
 
 def test_play_matches_the_rules_core_board_and_hash() -> None:
@@ -248,12 +307,13 @@ def test_a_game_that_ends_in_the_tree_is_scored_by_area() -> None:
     assert tree.W[pass_edge] == tree.N[pass_edge]  # every visit of that pass: Black wins
 
 
-def test_the_agent_picks_the_python_tree_when_asked_or_when_the_network_has_aux_heads() -> None:
+def test_the_agent_picks_the_python_tree_when_asked_or_when_the_evaluator_cannot_give_maps() -> None:
     assert isinstance(PUCTAgent(EncodedProjectionEvaluator(9), tree="python").tree, PUCTSearch)
-    with_aux = EncodedProjectionEvaluator(9)
-    with_aux.has_aux = True
-    assert isinstance(PUCTAgent(with_aux).tree, PUCTSearch)
-    assert isinstance(PUCTAgent(with_aux, self_play=True).tree, CompiledPUCTSearch)  # no maps in self-play
+    assert isinstance(PUCTAgent(EncodedAuxProjectionEvaluator(9)).tree, CompiledPUCTSearch)
+    no_maps = EncodedProjectionEvaluator(9)
+    no_maps.has_aux = True  # heads, but no ``encoded_aux``
+    assert isinstance(PUCTAgent(no_maps).tree, PUCTSearch)
+    assert isinstance(PUCTAgent(no_maps, self_play=True).tree, CompiledPUCTSearch)  # no maps in self-play
     assert isinstance(PUCTAgent(ProjectionEvaluator(9)).tree, PUCTSearch)  # no encoded protocol
     with pytest.raises(ValueError, match="unknown tree"):
         PUCTAgent(ProjectionEvaluator(9), tree="rust")

@@ -339,6 +339,12 @@ class BatchEvaluator:
                 self._cache.popitem(last=False)
         return _stack(batch.results, 0), _values(batch.results, 1)
 
+    def encoded_aux(self, batch: EncodedBatch) -> tuple[np.ndarray, np.ndarray]:
+        """Ownership ``[m, rows*cols]`` (float32) and score ``[m]`` (points) of a batch after
+        ``finish_encoded``, in the view of each position's player to move."""
+        self._require(*AUX_HEADS)
+        return _stack(batch.results, 2), _values(batch.results, 3)
+
     def _run(self, encoder: Encoder, states: list[GameState], dims: tuple[int, int]) -> list[tuple]:
         x, syms = self._oriented(encoder.encode_batch(states), dims)
         return self._complete(self._forward(x, dims), syms, dims, len(x))

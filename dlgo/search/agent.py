@@ -30,12 +30,12 @@ __all__ = ["PUCTAgent", "TREES", "compiled_search_supports"]
 
 def compiled_search_supports(evaluator: Evaluator, self_play: bool = False) -> bool:
     """Whether the compiled tree can search on ``evaluator``: a zero-encoder network's
-    ``BatchEvaluator`` whose answers the search needs as policy and value only (ownership and
-    score maps for analysis live in the Python tree's nodes; self-play never reads them)."""
+    ``BatchEvaluator`` (with ``encoded_aux`` where the network has ownership and score heads
+    whose maps analysis shows; self-play never reads them)."""
     return (
         hasattr(evaluator, "evaluate_encoded")
         and getattr(evaluator, "encoder_name", None) == "zero"
-        and (self_play or not getattr(evaluator, "has_aux", False))
+        and (self_play or not getattr(evaluator, "has_aux", False) or hasattr(evaluator, "encoded_aux"))
     )
 
 
@@ -50,7 +50,7 @@ class PUCTAgent(SearchAgent):
     ``fpu_reduction``: the value of an unvisited move (``SearchSettings``; negative: 0, the book's);
     ``max_seconds``: a clock limit for ``select_move``; ``tree``: "compiled" (the tree as
     numba arrays, ``dlgo.search.compiled``, wherever the evaluator supports it: a Zero network's
-    ``BatchEvaluator`` without ownership and score heads) or "python" (``ZeroTreeNode`` objects).
+    ``BatchEvaluator``) or "python" (``ZeroTreeNode`` objects).
     Both search alike (same visits for the same evaluations).
     """
 

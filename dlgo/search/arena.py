@@ -16,6 +16,12 @@ the new leaf's move). **Edges** (the legal moves of an evaluated node, pass last
 ``emove`` (padded index, 0 for pass) and ``child`` (-1 until visited). Moves are padded
 indices (``row * (cols + 2) + col``), 0 for pass, -1 for "no move" (before the game's start).
 
+With a network that has KataGo's ownership and score heads (analysis, not self-play), ``af``
+float64 [C, 4] keeps per node whether it has them, its score and the sum and count of the scores
+of the evaluated nodes below it (a move's score lead is its subtree's mean, as KataGo reports
+it), and ``own`` float16 [C, points] (numpy's; numba has no float16) its ownership, both in
+Black's view; every such node lies under the root, so the root's averaged ownership is their mean.
+
 A node is **pending** from the descent that creates it until its evaluation is attached, so a
 second descent to it in the same batch (or the batch under evaluation) is undone, as the Python
 tree drops a leaf picked twice; **terminal** nodes (two passes) are scored at once by area.
@@ -50,11 +56,17 @@ __all__ = [
     "attach",
     "abandon",
     "compact",
+    "attach_aux",
+    "HAS_AUX",
+    "SCORE",
+    "SCORE_BELOW",
+    "COUNT_BELOW",
 ]
 
 PARENT, PEDGE, MOVE, COLOR, STATUS, FIRST, COUNT = range(7)  # columns of ``ni``
 VALUE, TOTAL = 0, 1  # columns of ``nf``
 PENDING, EVALUATED, TERMINAL = 0, 1, 2  # node status
+HAS_AUX, SCORE, SCORE_BELOW, COUNT_BELOW = range(4)  # columns of ``af``
 NO_MOVE = -1
 # Geometry vector ``g``: padded width, rows, columns, padded points, pass index (rows * cols).
 G_W, G_ROWS, G_COLS, G_N, G_PASS = range(5)
@@ -319,6 +331,30 @@ def attach(tree, root, g, leaves, m, policy, values, moves, counts, vl):
 
 
 @njit(cache=True, nogil=True)
+def attach_aux(ni, af, root, leaves, m, scores):
+    """The scores [m] of a batch's leaves (the network's, in the mover's view) kept in Black's
+    view, each added below every node above its leaf that has one (``NodeAux.backup`` of the
+    Python tree); returns each leaf's sign (+1 Black to move), for its ownership. After ``attach``."""
+    signs = np.empty(m, np.float64)
+    for i in range(m):
+        leaf = leaves[i]
+        sign = 1.0 if ni[leaf, COLOR] == BLACK else -1.0
+        signs[i] = sign
+        score = sign * scores[i]
+        af[leaf, HAS_AUX] = 1.0
+        af[leaf, SCORE] = score
+        af[leaf, SCORE_BELOW] = 0.0
+        af[leaf, COUNT_BELOW] = 0.0
+        node = leaf
+        while node != root:
+            node = ni[node, PARENT]
+            if af[node, HAS_AUX] > 0:
+                af[node, SCORE_BELOW] += score
+                af[node, COUNT_BELOW] += 1.0
+    return signs
+
+
+@njit(cache=True, nogil=True)
 def abandon(tree, root, leaves, m, vl):
     """Take a batch's pending leaves back out of the tree with their virtual losses (its
     evaluation failed); the nodes stay unused."""
@@ -339,7 +375,8 @@ def abandon(tree, root, leaves, m, vl):
 @njit(cache=True, nogil=True)
 def compact(tree, root, out):
     """Copy the subtree under ``root`` into the empty arrays ``out`` (root first, breadth first),
-    so a tree kept between moves holds no nodes of the moves not played."""
+    so a tree kept between moves holds no nodes of the moves not played; returns the old index
+    of each copied node (for arrays kept beside the tree)."""
     ni, nf, bhash, boards, prior, N, W, emove, child, used = tree
     ni2, nf2, bhash2, boards2, prior2, N2, W2, emove2, child2, used2 = out
     order = np.empty(used[0], np.int32)
@@ -378,3 +415,4 @@ def compact(tree, root, out):
     ni2[0, PEDGE] = -1
     used2[0] = count
     used2[1] = edges
+    return order[:count]

@@ -6,9 +6,11 @@ superko, leaf encoding and backup are single compiled calls that release the GIL
 ``pipeline`` the tree grows on one core while ONNX Runtime evaluates the previous batch on the
 other, and Python runs once per batch instead of a dozen times per visit.
 
-What it needs of the evaluator: ``evaluate_encoded(keys, planes)`` (``BatchEvaluator``) and the
-zero encoder's planes. Networks with ownership and score heads keep ``PUCTSearch``, whose nodes
-carry those maps for analysis.
+What it needs of the evaluator: ``BatchEvaluator``'s ``start_encoded``, ``forward`` and
+``finish_encoded`` on the zero encoder's planes, and ``encoded_aux`` for a network with KataGo's
+ownership and score heads (``has_aux``): outside self-play the tree then keeps every node's
+ownership and score, and results carry the averaged ownership map and score leads as the Python
+tree's do.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from dlgo.encoders.features import zobrist_array
 from dlgo.encoders.zero import PLANES
 from dlgo.goboard import GameState, Move
-from dlgo.gotypes import Point
+from dlgo.gotypes import Player, Point
 from dlgo.search import arena
 from dlgo.search.base import CandidateInfo, SearchBudget, SearchResult, lower_confidence_bound
 from dlgo.search.batches import BatchedTreeSearch, InFlight
@@ -32,6 +34,7 @@ from dlgo.search.puct import (
     dirichlet_alpha,
     visit_distribution,
 )
+from dlgo.search.report import ownership_grid
 
 if TYPE_CHECKING:
     from dlgo.inference.evaluator import EncodedBatch
@@ -51,9 +54,10 @@ def _move_code(move: Move | None, width: int) -> int:
 
 
 class _Arena:
-    """The tree's arrays (``dlgo.search.arena``), grown by doubling."""
+    """The tree's arrays (``dlgo.search.arena``), grown by doubling; ``aux``: with the arrays
+    of a network's ownership and score (``af``, ``own``)."""
 
-    def __init__(self, rows: int, cols: int, nodes: int = 1024) -> None:
+    def __init__(self, rows: int, cols: int, nodes: int = 1024, aux: bool = False) -> None:
         width = cols + 2
         padded = (rows + 2) * width
         self.g = np.array([width, rows, cols, padded, rows * cols], np.int64)
@@ -61,6 +65,9 @@ class _Arena:
         self.nf = np.zeros((nodes, 2), np.float64)
         self.bhash = np.zeros(nodes, np.uint64)
         self.boards = np.zeros((nodes, padded), np.int8)
+        self.aux = aux
+        self.af = np.zeros((nodes, 4), np.float64)
+        self.own = np.zeros((nodes, rows * cols if aux else 0), np.float16)
         edges = nodes * 32
         self.prior = np.zeros(edges, np.float32)
         self.N = np.zeros(edges, np.float64)
@@ -89,7 +96,7 @@ class _Arena:
         need = int(self.used[0]) + nodes
         if need > len(self.ni):
             size = max(need, 2 * len(self.ni))
-            for name in ("ni", "nf", "bhash", "boards"):
+            for name in _NODE_ARRAYS:
                 setattr(self, name, _grown(getattr(self, name), size))
         need = int(self.used[1]) + edges
         if need > len(self.prior):
@@ -99,8 +106,8 @@ class _Arena:
 
     def empty_like(self) -> _Arena:
         out = _Arena.__new__(_Arena)
-        out.g = self.g
-        for name in ("ni", "nf", "bhash", "boards", "prior", "N", "W", "emove", "child", "used"):
+        out.g, out.aux = self.g, self.aux
+        for name in (*_NODE_ARRAYS, "prior", "N", "W", "emove", "child", "used"):
             setattr(out, name, np.zeros_like(getattr(self, name)))
         return out
 
@@ -117,6 +124,9 @@ class _Arena:
     def zero_index(self, code: int) -> int:
         width, _, cols, _, pass_index = self.g.tolist()
         return pass_index if code == 0 else (code // width - 1) * cols + (code % width - 1)
+
+
+_NODE_ARRAYS = ("ni", "nf", "bhash", "boards", "af", "own")
 
 
 def _grown(a: np.ndarray, size: int) -> np.ndarray:
@@ -192,6 +202,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         self.root = 0
         self.root_state: GameState | None = None
         self._clean_priors: np.ndarray | None = None  # the root's priors while noise is mixed in
+        self._aux = False  # this search keeps the network's ownership and score (analysis)
 
     # --- the tree between searches -------------------------------------------------------------
     def clear(self) -> None:
@@ -215,7 +226,9 @@ class CompiledPUCTSearch(BatchedTreeSearch):
                 return False
         if node != self.root:
             out = tree.empty_like()
-            arena.compact(tree.arrays, node, out.arrays)
+            order = arena.compact(tree.arrays, node, out.arrays)
+            out.af[: len(order)] = tree.af[order]
+            out.own[: len(order)] = tree.own[order]
             self._arena, self.root, self._clean_priors = out, 0, None
         self._ctx = _Context.of(state)
         return True
@@ -223,7 +236,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
     def _new_root(self, state: GameState) -> None:
         self.root_state = None  # no reuse of a root whose evaluation did not come back
         board = state.board
-        tree = _Arena(board.num_rows, board.num_cols)
+        tree = _Arena(board.num_rows, board.num_cols, aux=self._aux)
         self._arena, self.root, self._clean_priors = tree, 0, None
         self._ctx = ctx = _Context.of(state)
         self._slots = [_Slot(tree, self.settings.batch_size) for _ in range(3)]
@@ -244,6 +257,12 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         self._finish(batch)
 
     # --- one search (``BatchedTreeSearch.search``) -----------------------------------------------
+    def _begin(self, self_play: bool) -> None:
+        # Ownership and score serve analysis and counting: self-play skips keeping them.
+        self._aux = bool(getattr(self.evaluator, "has_aux", False)) and not self_play
+        if self._arena is not None and self._arena.aux != self._aux:
+            self.clear()  # the tree of the other kind of search
+
     def _set_root(self, state: GameState, self_play: bool) -> None:
         if not self._reuse(state):
             self._new_root(state)
@@ -320,6 +339,11 @@ class CompiledPUCTSearch(BatchedTreeSearch):
             self._arena.arrays, self.root, self._arena.g, slot.leaves, m, policy, value.astype(np.float64),
             slot.moves, slot.counts, self.settings.virtual_loss,
         )  # fmt: skip
+        if self._aux:
+            ownership, score = self.evaluator.encoded_aux(batch.encoded)
+            tree = self._arena
+            signs = arena.attach_aux(tree.ni, tree.af, self.root, slot.leaves, m, score.astype(np.float64))
+            tree.own[slot.leaves[:m]] = ownership * signs[:, None].astype(np.float32)
 
     # --- reading the tree ---------------------------------------------------------------------
     def _root_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -355,6 +379,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         tree, span = self._arena, self._root_span()
         n, q, priors = self._root_arrays()
         order = sorted(np.flatnonzero(n > 0).tolist(), key=lambda i: (n[i], q[i]), reverse=True)
+        sign = 1.0 if self.root_state.next_player is Player.black else -1.0  # Black's view -> the mover's
         candidates = []
         for i in order:
             visits = int(n[i])
@@ -367,14 +392,29 @@ class CompiledPUCTSearch(BatchedTreeSearch):
                     prior=float(priors[i]),
                     lcb=lower_confidence_bound(winrate * visits, visits),
                     pv=self.principal_variation(span.start + i),
+                    score_lead=self._score_lead(int(tree.child[span.start + i]), sign),
                 )
             )
-        return SearchResult(
+        result = SearchResult(
             candidates=candidates,
             visits=self._visits(),
             winrate=(self._mean_value(self.root) + 1.0) / 2.0,
             elapsed=elapsed,
         )
+        if tree.aux and tree.af[self.root, arena.HAS_AUX] > 0:
+            kept = tree.af[: int(tree.used[0]), arena.HAS_AUX] > 0  # every one under the root
+            mean = tree.own[: len(kept)][kept].mean(axis=0, dtype=np.float64)
+            _, rows, cols, _, _ = tree.g.tolist()
+            result.ownership = ownership_grid(mean, rows, cols)
+            result.score_lead = self._score_lead(self.root, sign)
+        return result
+
+    def _score_lead(self, node: int, sign: float) -> float | None:
+        """The mean score of ``node``'s subtree (KataGo's score lead) for the root's mover."""
+        af = self._arena.af
+        if node < 0 or af[node, arena.HAS_AUX] <= 0:
+            return None
+        return sign * (af[node, arena.SCORE] + af[node, arena.SCORE_BELOW]) / (1.0 + af[node, arena.COUNT_BELOW])
 
     def statistics(self, new_visits: int = 0) -> SearchStatistics | None:
         if self._arena is None or self.root_state is None:
