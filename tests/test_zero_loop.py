@@ -284,6 +284,88 @@ def test_loop_runs_iterations_and_resumes_without_replaying_tasks(tmp_path):
     assert -1.0 <= card["strength"]["resign_threshold_value"] <= -0.6  # config's resign_max
 
 
+def _fake_anchor(loop) -> None:
+    """An anchor 'match' without GNU Go: one row per generation, as ``play_anchor`` writes it."""
+    from dlgo.zero.report import ELO_COLUMNS, read_csv, write_csv
+
+    gen = loop.state["generation"]
+    row = {c: "" for c in ELO_COLUMNS} | {"generation": gen, "iteration": loop.state["iteration"]}
+    row |= {"anchor": "gnugo-l1", "games": 2, "wins": 1, "losses": 1, "draws": 0, "win_rate": 0.5, "elo": 0.0}
+    write_csv(loop.out / "elo.csv", ELO_COLUMNS, [*read_csv(loop.out / "elo.csv"), row])
+    loop.state["anchored"].append(gen)
+
+
+def test_export_carries_the_run_over_to_a_fresh_loop_elsewhere(tmp_path, monkeypatch):
+    """``--export`` leaves beside the network what a fresh loop on another machine (no runs/)
+    needs to go on: the learner, the counts, the resign threshold and the anchor result."""
+    from dlgo.zero.carry import carry_paths, file_sha256, read_carry
+
+    anchored: list[int] = []
+    monkeypatch.setattr(
+        ZeroLoop, "_anchor", lambda self: (anchored.append(self.state["generation"]), _fake_anchor(self))
+    )
+    first = ZeroLoop(_tiny(tmp_path / "a", anchor__games=2), progress=False)
+    state = first.run(iterations=2)
+    weights = tmp_path / "weights" / "zero-5x5.keras"
+    first.export(weights)
+    carry_file, learner = carry_paths(weights)
+    carry = read_carry(weights, 5)
+    assert carry is not None and learner.is_file() and carry.learner == learner.name
+    assert learner.read_bytes() == (tmp_path / "a" / "run" / "learner.keras").read_bytes()
+    assert carry.model_sha256 == file_sha256(weights)
+    assert (carry.generation, carry.iteration, carry.games) == (state["generation"], 2, 12)
+    assert carry.resign_threshold == state["resign_threshold"] and carry.anchor["anchor"] == "gnugo-l1"
+    assert carry.seconds["selfplay"] > 0
+
+    # A fresh loop from the exported network (a new machine: another out folder) goes on.
+    anchored.clear()
+    rates: list[int] = []
+    import dlgo.zero.trainer as trainer
+
+    keep_rate = trainer.learning_rate
+    monkeypatch.setattr(trainer, "learning_rate", lambda settings, it: (rates.append(it), keep_rate(settings, it))[1])
+    config = _tiny(tmp_path / "b", anchor__games=2, loop__init_model=str(weights))
+    second = ZeroLoop(config, progress=False)
+    out = tmp_path / "b" / "run"
+    assert (out / "learner.keras").read_bytes() == learner.read_bytes()  # trains on from the carried learner
+    assert second.state["resign_threshold"] == carry.resign_threshold
+    assert second.state["carried"]["iteration"] == 2
+    state = second.run(iterations=1)
+    assert 0 not in anchored  # generation 0's anchor result came with it
+    rows = _rows(out / "elo.csv")
+    assert rows[0]["generation"] == "0" and rows[0]["anchor"] == "gnugo-l1"
+    assert rates == [2]  # the learning-rate schedule counts the carried iterations
+    second.export(weights)
+    again = read_carry(weights, 5)
+    assert again.iteration == 3 and again.games == 18
+    assert again.generation == carry.generation + state["generation"]
+    card = json.loads(weights.with_name("zero-5x5.card.json").read_text())
+    assert card["training"]["generation"] == again.generation and card["training"]["carried"]["iteration"] == 2
+    if state["generation"] > 0:  # a new generation's card keeps what trained the one before
+        assert card["training"]["earlier"]["kind"] == "zero self-play"
+
+    # Other anchor settings: generation 0 is anchored again. A carry file of another network:
+    # ignored. A damaged one: an error naming it.
+    anchored.clear()
+    monkeypatch.setattr(
+        ZeroLoop, "_anchor", lambda self: (anchored.append(self.state["generation"]), _fake_anchor(self))
+    )
+    ZeroLoop(
+        _tiny(tmp_path / "c", anchor__games=2, anchor__visits=9, loop__init_model=str(weights)), progress=False
+    ).run(iterations=0)
+    assert anchored == [0]
+    other = tmp_path / "weights" / "other.keras"
+    shutil.copyfile(tmp_path / "a" / "run" / "generations" / "gen-0000.keras", other)
+    shutil.copyfile(weights.with_name("zero-5x5.card.json"), other.with_name("other.card.json"))
+    shutil.copyfile(carry_file, carry_paths(other)[0])
+    if file_sha256(other) != file_sha256(weights):
+        assert read_carry(other, 5) is None
+    carry_file.write_text("{not json", encoding="utf-8")
+    with pytest.raises(LoopConfigError, match="zero-5x5.loop.json"):
+        ZeroLoop(_tiny(tmp_path / "d", loop__init_model=str(weights)), progress=False)
+    assert ZeroLoop(_tiny(tmp_path / "e", loop__init_model=str(weights), loop__carry_over=False), progress=False)
+
+
 def test_loop_anchor_games_against_gnu_go_give_an_elo_row(tmp_path, gnugo):
     config = _tiny(tmp_path, anchor__games=2, selfplay__games_per_iteration=2)
     state = ZeroLoop(config, progress=False).run(iterations=1)

@@ -21,6 +21,10 @@ One **iteration** (book 14.4; Silver et al. 2017, Methods; docs/book-differences
 After every self-play phase the resign threshold is recalibrated on the games played out
 (the thesis' rule: at most 5% of winners would have resigned).
 
+``--export`` also writes what the next run needs to go on from the exported network on another
+machine (``dlgo.zero.carry``: the learner and the counts, beside the network); a fresh loop whose
+``init_model`` is that network takes them up.
+
 Everything lands in ``loop.out``: ``state.json`` (where the loop is), ``replay/`` (chunks),
 ``iter-NNNN/`` (SGFs, ``selfplay.jsonl``, the candidate, ``gating.jsonl``),
 ``generations/gen-NNNN.keras``, ``learner.keras``, ``anchor/``, ``iterations.csv``,
@@ -52,11 +56,20 @@ from typing import Any
 import numpy as np
 
 from dlgo.parallel import task_seed
+from dlgo.zero.carry import Carry, read_carry, write_carry
 from dlgo.zero.experience import ReplayBuffer, combine_experience
 from dlgo.zero.loop_clock import PhaseClock, atomic_write, recover_clock
 from dlgo.zero.loop_config import LoopConfig, LoopConfigError
 from dlgo.zero.matches import gate_verdict, play_anchor, play_gating
-from dlgo.zero.report import ITERATION_COLUMNS, iteration_row, plot_loop, read_csv, status_line, write_csv
+from dlgo.zero.report import (
+    ELO_COLUMNS,
+    ITERATION_COLUMNS,
+    iteration_row,
+    plot_loop,
+    read_csv,
+    status_line,
+    write_csv,
+)
 from dlgo.zero.selfplay import SelfPlayGame, calibrate_resign_threshold
 from dlgo.zero.workers import ModelBlob, SelfPlayTask, make_pool, play_selfplay_task
 
@@ -77,6 +90,16 @@ def _copy_model(src: Path, dst: Path) -> None:
     if src.with_suffix(".onnx").is_file():
         shutil.copyfile(src.with_suffix(".onnx"), dst.with_suffix(".onnx"))
     shutil.copyfile(card_path(src), card_path(dst))
+
+
+def _card_training(path: Path) -> dict[str, Any]:
+    """The ``training`` entry of a model's card ({} when it has none)."""
+    from dlgo.inference.card import read_card
+
+    try:
+        return dict(read_card(path).training or {})
+    except ValueError:
+        return {}
 
 
 def _export_onnx(path: Path) -> None:
@@ -127,7 +150,7 @@ class ZeroLoop:
             if recovered > 0:
                 self._say(f"the last run stopped without saving its time (killed?): {recovered:.0f} s counted")
             return state
-        return {
+        state = {
             "format": STATE_FORMAT,
             "board_size": self.config.selfplay.board_size,
             "iteration": 0,
@@ -141,6 +164,50 @@ class ZeroLoop:
             "started": datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat(),
             "commands": [],
         }
+        self._take_up_carry(state)
+        return state
+
+    def _take_up_carry(self, state: dict[str, Any]) -> None:
+        """A fresh start from an exported network goes on from its carry file (``dlgo.zero.carry``)."""
+        cfg = self.config
+        if not (cfg.loop.carry_over and cfg.loop.init_model):
+            return
+        init = cfg.resolve(cfg.loop.init_model)
+        carry = read_carry(init, cfg.selfplay.board_size)
+        training = _card_training(init)
+        if training.get("kind") == "zero self-play":
+            state["earlier"] = training  # what trained generation 0, for the exported card
+        if carry is None:
+            # Without a carry file the card still says how many generations came before.
+            if "earlier" in state:
+                state["carried"] = {"from": str(init), "generation": int(training.get("generation") or 0)}
+            return
+        state["carried"] = {
+            "from": str(init),
+            "generation": carry.generation,
+            "iteration": carry.iteration,
+            "seconds": carry.seconds,
+            "games": carry.games,
+            "positions": carry.positions,
+        }
+        if carry.resign_threshold is not None:
+            state["resign_threshold"] = carry.resign_threshold
+        if carry.anchor and carry.anchor_settings == dataclasses.asdict(cfg.anchor):
+            state["carried"]["anchor"] = carry.anchor
+        learner = carry.learner_path(init)
+        if learner is not None and not (self.out / "learner.keras").exists():
+            shutil.copyfile(learner, self.out / "learner.keras")
+            state["carried"]["learner"] = str(learner)
+        self._say(
+            f"going on from {init.name}: generation {carry.generation}, iteration {carry.iteration}"
+            + (", its learner" if learner is not None else "")
+            + (", its anchor result" if "anchor" in state["carried"] else "")
+        )
+
+    @property
+    def carried(self) -> dict[str, Any]:
+        """What this run took up from an earlier one (``dlgo.zero.carry``); empty if nothing."""
+        return self.state.get("carried", {})
 
     def _save_state(self) -> None:
         if self._clock is not None:
@@ -191,6 +258,7 @@ class ZeroLoop:
         if self.command:
             self.state.setdefault("commands", []).append(self.command)
         self._init_generation_zero()
+        self._seed_carried_anchor()
         self._save_state()
         self._say(self.status_line())
         try:
@@ -242,6 +310,15 @@ class ZeroLoop:
             )  # fmt: skip
         if not path.with_suffix(".onnx").is_file():
             _export_onnx(path)
+
+    def _seed_carried_anchor(self) -> None:
+        """Generation 0's anchor row from the carry file, when it was played as this run would."""
+        row = self.carried.get("anchor")
+        if not row or 0 in self.state["anchored"]:
+            return
+        row = {**row, "generation": 0, "iteration": 0}
+        write_csv(self.out / "elo.csv", ELO_COLUMNS, [row, *read_csv(self.out / "elo.csv")])
+        self.state["anchored"].append(0)
 
     # --- 1. self-play ---------------------------------------------------------------------------
     def _selfplay_settings(self):
@@ -357,6 +434,7 @@ class ZeroLoop:
             candidate, self.config.train, seed=task_seed(self.config.loop.seed, it, 1 << 20),
             card_fields={"training": self._training_card(it)}, progress=self.progress,
             aux_heads=self.config.loop.aux_heads, global_pooling=self.config.loop.global_pooling,
+            schedule_iteration=it + int(self.carried.get("iteration", 0)),
         )  # fmt: skip
         _export_onnx(candidate)
         clock.stop()
@@ -461,6 +539,7 @@ class ZeroLoop:
         from dlgo.inference.card import read_card, write_card
 
         target = Path(target)
+        carried = self.carried
         _copy_model(self.best_path, target)
         card = read_card(target)
         seconds = {k: round(v / 3600, 2) for k, v in self.state["seconds"].items() if not k.startswith("_")}
@@ -468,7 +547,7 @@ class ZeroLoop:
         card.training = {
             **card.training,
             "kind": "zero self-play",
-            "generation": self.state["generation"],
+            "generation": self.state["generation"] + int(carried.get("generation", 0)),
             # games/positions/iteration (from the candidate's own card): what this network
             # was trained on; run_*: the whole run so far
             "run_iterations": self.state["iteration"],
@@ -481,6 +560,10 @@ class ZeroLoop:
             "commands": self.state.get("commands", []),
             "warm_start": self.config.loop.init_model or "random weights",
         }
+        if carried:
+            card.training["carried"] = {k: v for k, v in carried.items() if k != "anchor"}
+        if self.state["generation"] > 0 and self.state.get("earlier"):
+            card.training["earlier"] = self.state["earlier"]  # what trained generation 0
         card.strength = {
             **card.strength,
             "resign_threshold_value": self.state["resign_threshold"],
@@ -488,7 +571,32 @@ class ZeroLoop:
             "anchor": elo[-1] if elo else {},
         }
         write_card(target, card)
+        self._write_carry(target, elo)
         return target
+
+    def _write_carry(self, target: Path, elo: list[dict[str, str]]) -> None:
+        """The carry file and learner beside the exported network (``dlgo.zero.carry``)."""
+        carried = self.carried
+        seconds = dict(carried.get("seconds", {}))
+        for phase, value in self.state["seconds"].items():
+            if not phase.startswith("_"):
+                seconds[phase] = round(seconds.get(phase, 0.0) + value, 1)
+        best = [r for r in elo if int(r["generation"]) == self.state["generation"]]
+        anchor = best[-1] if best else (carried.get("anchor") if self.state["generation"] == 0 else None)
+        carry = Carry(
+            board_size=self.config.selfplay.board_size,
+            model_sha256="",
+            generation=self.state["generation"] + int(carried.get("generation", 0)),
+            iteration=self.state["iteration"] + int(carried.get("iteration", 0)),
+            resign_threshold=float(self.state["resign_threshold"]),
+            seconds=seconds,
+            games=self.replay_games() + int(carried.get("games", 0)),
+            positions=self.replay.positions() + int(carried.get("positions", 0)),
+            anchor=dict(anchor) if anchor else None,
+            anchor_settings=dataclasses.asdict(self.config.anchor) if anchor else None,
+        )
+        path = write_carry(target, carry, self.out / "learner.keras")
+        self._say(f"carry file {path} (the next run from {target.name} goes on from here)")
 
 
 if __name__ == "__main__":

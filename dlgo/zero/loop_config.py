@@ -40,6 +40,7 @@ class LoopSettings:
     resign_max: float = -0.6  # the calibrated threshold never goes above this (value units)
     calibration_iterations: int = 3  # played-out games of this many latest iterations calibrate
     calibration_min_games: int = 10
+    carry_over: bool = True  # take up init_model's carry file (dlgo.zero.carry) on a fresh start
 
 
 @dataclass(frozen=True)

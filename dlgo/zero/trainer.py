@@ -143,14 +143,17 @@ def train_candidate(
     progress: bool = True,
     aux_heads: bool = False,
     global_pooling: bool = False,
+    schedule_iteration: int | None = None,
 ) -> dict[str, float]:
     """Train ``steps_per_iteration`` steps on the window after ``iteration``'s games, then write
     the learner checkpoint and the candidate; returns the mean losses of the steps.
-    ``aux_heads``/``global_pooling``: what the learner network must have (``conform_network``)."""
+    ``aux_heads``/``global_pooling``: what the learner network must have (``conform_network``);
+    ``schedule_iteration``: the iteration the learning-rate drops read (default ``iteration``;
+    more for a run that goes on from an earlier one's)."""
     from dlgo.inference import save_model
 
     checkpoint, candidate = Path(checkpoint), Path(candidate)
-    rate = learning_rate(settings, iteration)
+    rate = learning_rate(settings, iteration if schedule_iteration is None else schedule_iteration)
     model = _load_learner(checkpoint, Path(init_model), settings, rate, aux_heads, global_pooling)
     window = replay.window(
         window_size(iteration, settings.window_start, settings.window_growth, settings.window_max),
