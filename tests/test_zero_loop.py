@@ -366,6 +366,18 @@ def test_export_carries_the_run_over_to_a_fresh_loop_elsewhere(tmp_path, monkeyp
     assert ZeroLoop(_tiny(tmp_path / "e", loop__init_model=str(weights), loop__carry_over=False), progress=False)
 
 
+def test_anchor_every_few_generations(tmp_path):
+    loop = ZeroLoop(_tiny(tmp_path, anchor__games=2, anchor__every=2), progress=False)
+    needs = []
+    for generation in range(5):
+        loop.state["generation"] = generation
+        needs.append(loop._needs_anchor())
+    assert needs == [True, False, True, False, True]
+    loop.state["anchored"] = [0, 2]
+    loop.state["generation"] = 2
+    assert not loop._needs_anchor()
+
+
 def test_loop_anchor_games_against_gnu_go_give_an_elo_row(tmp_path, gnugo):
     config = _tiny(tmp_path, anchor__games=2, selfplay__games_per_iteration=2)
     state = ZeroLoop(config, progress=False).run(iterations=1)

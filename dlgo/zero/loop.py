@@ -92,6 +92,11 @@ def _copy_model(src: Path, dst: Path) -> None:
     shutil.copyfile(card_path(src), card_path(dst))
 
 
+def _anchor_settings(config: LoopConfig) -> dict[str, Any]:
+    """How an anchor result was played (whatever generations are anchored)."""
+    return {k: v for k, v in dataclasses.asdict(config.anchor).items() if k != "every"}
+
+
 def _card_training(path: Path) -> dict[str, Any]:
     """The ``training`` entry of a model's card ({} when it has none)."""
     from dlgo.inference.card import read_card
@@ -192,7 +197,7 @@ class ZeroLoop:
         }
         if carry.resign_threshold is not None:
             state["resign_threshold"] = carry.resign_threshold
-        if carry.anchor and carry.anchor_settings == dataclasses.asdict(cfg.anchor):
+        if carry.anchor and carry.anchor_settings == _anchor_settings(cfg):
             state["carried"]["anchor"] = carry.anchor
         learner = carry.learner_path(init)
         if learner is not None and not (self.out / "learner.keras").exists():
@@ -510,7 +515,8 @@ class ZeroLoop:
 
     # --- 4. anchor ------------------------------------------------------------------------------
     def _needs_anchor(self) -> bool:
-        return self.config.anchor.games > 0 and self.state["generation"] not in self.state["anchored"]
+        gen, anchor = self.state["generation"], self.config.anchor
+        return anchor.games > 0 and gen % max(1, anchor.every) == 0 and gen not in self.state["anchored"]
 
     def _anchor(self) -> None:
         play_anchor(self)
@@ -593,7 +599,7 @@ class ZeroLoop:
             games=self.replay_games() + int(carried.get("games", 0)),
             positions=self.replay.positions() + int(carried.get("positions", 0)),
             anchor=dict(anchor) if anchor else None,
-            anchor_settings=dataclasses.asdict(self.config.anchor) if anchor else None,
+            anchor_settings=_anchor_settings(self.config) if anchor else None,
         )
         path = write_carry(target, carry, self.out / "learner.keras")
         self._say(f"carry file {path} (the next run from {target.name} goes on from here)")

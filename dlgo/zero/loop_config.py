@@ -61,6 +61,7 @@ class GatingSettings:
 @dataclass(frozen=True)
 class AnchorSettings:
     games: int = 10  # games of every accepted generation against the anchor (0: none)
+    every: int = 1  # ... of every this-many-th generation only (generation 0 always)
     level: int = 10  # GNU Go level
     visits: int = 400  # our search per move (time.default_seconds=0: visits only)
     komi: float = 7.0
