@@ -120,9 +120,11 @@ def gnugo_player(level: int = 10, label: str | None = None, path: str | None = N
     return PlayerSpec(label or f"gnugo-l{level}", argv, kind=GNUGO, time_commands=False)
 
 
-def pachi_player(playouts: int = 5000, threads: int = 1, label: str | None = None) -> PlayerSpec:
-    """Pachi with a fixed playout budget per move (``-t =N``); it must be on PATH."""
-    exe = shutil.which("pachi")
+def pachi_player(
+    playouts: int = 5000, threads: int = 1, label: str | None = None, path: str | None = None
+) -> PlayerSpec:
+    """Pachi with a fixed playout budget per move (``-t =N``): ``path``, else the one on PATH."""
+    exe = path or shutil.which("pachi")
     if exe is None:
         raise FileNotFoundError("Pachi (pachi) is not on PATH: build it from its sources")
     argv = (exe, "-t", f"={playouts}", f"threads={threads}")

@@ -5,6 +5,12 @@ Run as ``dlgo-strength`` (the console script) or ``python -m dlgo.match.strength
     dlgo-strength                                  # the full gauntlet, then docs/strength.md
     dlgo-strength --games9 4 --games19 2 --sizes 9 # smaller
     dlgo-strength --report-only                    # rewrite the report from finished games
+    dlgo-strength --ladder --games9 40 --games19 20 # the strength ladder of the default config
+
+``--ladder`` plays the default config against a ladder of opponents: GNU Go levels 1, 5 and 10
+and Pachi at 1,000, 5,000 and 20,000 playouts (one thread) on 9x9 at komi 7 and 1 s/move, and
+GNU Go level 10 on 19x19 at komi 7.5 and 2 s/move; ``--opponents`` names any such list
+(``gnugo-lN``, ``pachi-N``). Pachi is found on PATH or given with ``--pachi``.
 
 Every pairing is a duel (dlgo.match) in its own folder under ``--out`` (default runs/strength),
 so an interrupted gauntlet resumes where it stopped, and a rerun with more games extends it.
@@ -34,17 +40,36 @@ from dlgo.match.summary import summarise
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: configs/, docs/ and runs/ are relative to it
 
 CONFIGS = ("random", "mcts", "default")  # the shipped configs, weakest first
+LADDER_9 = ("gnugo-l1", "gnugo-l5", "gnugo-l10", "pachi-1000", "pachi-5000", "pachi-20000")
+LADDER_19 = ("gnugo-l10",)
 
 
 @dataclass
 class Pairing:
     config: str
-    opponent: str  # label
+    opponent: str  # label: gnugo-lN or pachi-N
     size: int
     games: int
     seconds: float
     folder: Path
     command: list[str]  # the equivalent dlgo.match.duel command
+    komi: float = 7.5
+
+
+def opponent_kind(label: str) -> tuple[str, int]:
+    """("gnugo", level) or ("pachi", playouts) of a label; ValueError for anything else."""
+    for prefix, kind in (("gnugo-l", "gnugo"), ("pachi-", "pachi")):
+        if label.startswith(prefix) and label[len(prefix) :].isdigit():
+            return kind, int(label[len(prefix) :])
+    raise ValueError(f"unknown opponent {label!r}: gnugo-lN (GNU Go level N) or pachi-N (N playouts)")
+
+
+def find_pachi(path: str | None) -> str | None:
+    """The Pachi binary: ``path``, else on PATH, else the shared tools beside the checkout."""
+    if path:
+        return path
+    shared = ROOT.parent / "shared" / "tools" / "pachi" / "pachi"
+    return shutil.which("pachi") or (str(shared) if shared.is_file() else None)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -64,6 +89,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds19", type=float, default=0.5, help="seconds per move on 19x19 (and 13x13)")
     p.add_argument("--level", type=int, default=10, help="GNU Go level")
     p.add_argument("--no-pachi", action="store_true", help="leave Pachi out even when it is installed")
+    p.add_argument("--ladder", action="store_true", help="the default config against the strength ladder")
+    p.add_argument("--opponents", nargs="+", help="opponent labels (gnugo-lN, pachi-N) for every size")
+    p.add_argument("--pachi", help="the Pachi binary (default: on PATH, or ../shared/tools/pachi/pachi)")
+    p.add_argument("--komi9", type=float, help="komi on 9x9 (default 7.5; 7 with --ladder)")
     p.add_argument("-j", "--jobs", type=int, default=2, help="games at once")
     p.add_argument("--out", default="runs/strength", help="folder of the duels (resumable)")
     p.add_argument("--report", default="docs/strength.md", help="the report to write")
@@ -72,34 +101,55 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _pairings(args: argparse.Namespace) -> list[Pairing]:
+def _opponents(args: argparse.Namespace, size: int) -> list[str]:
+    if args.opponents:
+        return list(args.opponents)
+    if args.ladder:
+        return list(LADDER_9 if size == 9 else LADDER_19)
     opponents = [f"gnugo-l{args.level}"]
-    if not args.no_pachi and shutil.which("pachi"):
+    if not args.no_pachi and find_pachi(args.pachi):
         opponents.append("pachi-5000")
+    return opponents
+
+
+def _pairings(args: argparse.Namespace) -> list[Pairing]:
+    if args.ladder:
+        if args.configs == _parser().get_default("configs"):
+            args.configs = ["default"]
+        if args.seconds19 == _parser().get_default("seconds19"):
+            args.seconds19 = 2.0
+    komi9 = args.komi9 if args.komi9 is not None else (7.0 if args.ladder else 7.5)
     out = []
     for size in args.sizes:
         games = args.games9 if size == 9 else args.games19
         seconds = args.seconds9 if size == 9 else args.seconds19
-        for opponent in opponents:
+        komi = komi9 if size == 9 else 7.5
+        for opponent in _opponents(args, size):
+            kind, n = opponent_kind(opponent)
             for config in args.configs:
                 folder = Path(args.out) / f"{config}-vs-{opponent}-{size}x{size}"
                 opp_args = (
-                    ["--opponent", "gnugo", "--level", str(args.level)]
-                    if opponent.startswith("gnugo")
-                    else ["--opponent-cmd", "pachi -t =5000 threads=1", "--opponent-name", opponent]
-                )
+                    ["--opponent", "gnugo", "--level", str(n)]
+                    if kind == "gnugo"
+                    else ["--opponent-cmd", f"{find_pachi(args.pachi) or 'pachi'} -t ={n} threads=1",
+                          "--opponent-name", opponent]
+                )  # fmt: skip
                 command = ["python", "-m", "dlgo.match.duel", "--engine", f"configs/engine/{config}.toml",
-                           "--engine-name", f"dlgo-{config}", *opp_args, "--size", str(size),
+                           "--engine-name", f"dlgo-{config}", *opp_args, "--size", str(size), "--komi", f"{komi:g}",
                            "--games", str(games), "-j", str(args.jobs), "--seconds-per-move", f"{seconds:g}",
                            "--out", str(folder)]  # fmt: skip
-                out.append(Pairing(config, opponent, size, games, seconds, folder, command))
+                out.append(Pairing(config, opponent, size, games, seconds, folder, command, komi))
     return out
 
 
-def _settings(pairing: Pairing, jobs: int, level: int) -> MatchSettings:
+def _settings(pairing: Pairing, jobs: int, pachi: str | None = None) -> MatchSettings:
     engine = dlgo_player(ROOT / "configs" / "engine" / f"{pairing.config}.toml", f"dlgo-{pairing.config}")
-    opponent = gnugo_player(level) if pairing.opponent.startswith("gnugo") else pachi_player(label=pairing.opponent)
-    rules = GameRules(size=pairing.size, komi=7.5, seconds_per_move=pairing.seconds)
+    kind, n = opponent_kind(pairing.opponent)
+    if kind == "gnugo":
+        opponent = gnugo_player(n)
+    else:
+        opponent = pachi_player(n, label=pairing.opponent, path=find_pachi(pachi))
+    rules = GameRules(size=pairing.size, komi=pairing.komi, seconds_per_move=pairing.seconds)
     return MatchSettings(engine, opponent, pairing.games, rules, jobs=jobs)
 
 
@@ -127,7 +177,7 @@ def play(pairings: list[Pairing], args: argparse.Namespace) -> bool:
     times = state["wall_seconds"]
     for k, pairing in enumerate(pairings, start=1):
         print(f"[{k}/{len(pairings)}] {' '.join(pairing.command)}", file=sys.stderr)
-        settings = _settings(pairing, args.jobs, args.level)
+        settings = _settings(pairing, args.jobs, args.pachi)
         try:
             result = run_match(settings, ROOT / pairing.folder if not pairing.folder.is_absolute() else pairing.folder)
         except MatchError as e:
@@ -191,6 +241,14 @@ def _machine() -> str:
     )
 
 
+def _komis(rows: list) -> str:
+    """The komi of each board size played, e.g. "7 (9x9), 7.5 (19x19)"."""
+    by_size = {p.size: p.komi for p, _ in rows}
+    if len(set(by_size.values())) == 1:
+        return f"{next(iter(by_size.values())):g}"
+    return ", ".join(f"{komi:g} ({size}x{size})" for size, komi in sorted(by_size.items()))
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
@@ -204,7 +262,7 @@ def _plot(rows: list[tuple[Pairing, dict]], path: Path) -> bool:
     except ImportError:
         print("strength: matplotlib not installed (pip install -e '.[report]'): no plot", file=sys.stderr)
         return False
-    fig, ax = plt.subplots(figsize=(7, 3.6), dpi=110)
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.1 * len(rows)), 3.6), dpi=110)
     labels, rates, lows, highs = [], [], [], []
     for pairing, s in rows:
         labels.append(f"{pairing.config}\n{pairing.size}x{pairing.size}\nvs {pairing.opponent}")
@@ -226,7 +284,7 @@ def _plot(rows: list[tuple[Pairing, dict]], path: Path) -> bool:
     ax.set_xticks(xs, labels, fontsize=8)
     ax.set_ylim(0, 112)
     ax.set_ylabel("win rate of dlgo (%)")
-    ax.set_title("dlgo configs against GNU Go: win rate with 95% Wilson interval", fontsize=10)
+    ax.set_title("dlgo against GNU Go and Pachi: win rate with 95% Wilson interval", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
@@ -260,15 +318,16 @@ def write_report(pairings: list[Pairing], args: argparse.Namespace, wall: float 
         f"- {args.jobs} games at once; every engine single-threaded (our MCTS has one search thread, GNU Go has one).",
         "- Times are wall-clock seconds per move, told to our engine as `--set time.default_seconds=S` (its",
         "  config's visit cap still applies). GNU Go plays at its fixed `--level` whatever the time.",
-        "- Area scoring, komi 7.5, no handicap, colours alternating (our engine is Black in odd-numbered games).",
+        f"- Area scoring, komi {_komis(rows or [(p, None) for p in pairings])}, no handicap, colours alternating"
+        " (our engine is Black in odd-numbered games).",
         "  Finished games are counted by the referee after removing both engines' `final_status_list dead`",
         "  stones, cross-checked with GNU Go's `final_score`.",
         "",
         "## Results",
         "",
-        "| config | board | s/move | opponent | games | W-L | win rate (95% CI) | Elo diff (95% CI) | p (vs 50%) "
-        "| our s/move | endings | count checks | wall time |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| config | board | komi | s/move | opponent | games | W-L | win rate (95% CI) | Elo diff (95% CI) "
+        "| p (vs 50%) | our s/move | endings | count checks | wall time |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     total_wall = 0.0
     for pairing, s in rows:
@@ -291,13 +350,14 @@ def write_report(pairings: list[Pairing], args: argparse.Namespace, wall: float 
         if s["draws"]:
             score += f" ({s['draws']} draws)"
         lines.append(
-            f"| {pairing.config} | {pairing.size}x{pairing.size} | {pairing.seconds:g} | {pairing.opponent} "
+            f"| {pairing.config} | {pairing.size}x{pairing.size} | {pairing.komi:g} | {pairing.seconds:g} "
+            f"| {pairing.opponent} "
             f"| {games} | {score} "
             f"| {_pct(s['win_rate'])} ({_pct(lo)}-{_pct(hi)}) | {s['elo_text']} | {s['p_value']:.3g} "
             f"| {avg} | {endings} | {checks} | {wall_text} |"
         )
     if not rows:
-        lines.append("| (no finished games yet) |||||||||||||")
+        lines.append("| (no finished games yet) ||||||||||||||")
     lines += [""]
     if has_plot:
         lines += [f"![win rate per pairing]({plot.name})", ""]
@@ -345,7 +405,11 @@ def write_report(pairings: list[Pairing], args: argparse.Namespace, wall: float 
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    return main_with(_parser().parse_args(argv))
+
+
+def main_with(args: argparse.Namespace) -> int:
+    """Play (unless ``--report-only``) and write the report; 130 when interrupted."""
     pairings = _pairings(args)
     began = time.monotonic()
     finished = True

@@ -1,0 +1,67 @@
+"""The strength ladder of ``dlgo.match.strength``: its pairings (opponents, komi, time, the
+equivalent duel commands), the report's columns, and one real game against Pachi when the
+shared tools have it."""
+
+from __future__ import annotations
+
+import pytest
+
+from dlgo.match import strength
+
+
+def _args(*argv: str):
+    return strength._parser().parse_args(list(argv))
+
+
+def test_the_ladder_pairs_the_default_config_with_gnugo_levels_and_pachi_budgets(tmp_path):
+    args = _args("--ladder", "--games9", "4", "--games19", "2", "--out", str(tmp_path), "--pachi", "/opt/pachi")
+    pairings = strength._pairings(args)
+    nine = [p for p in pairings if p.size == 9]
+    nineteen = [p for p in pairings if p.size == 19]
+    assert [p.opponent for p in nine] == list(strength.LADDER_9)
+    assert [p.opponent for p in nineteen] == ["gnugo-l10"]
+    assert {p.config for p in pairings} == {"default"}
+    assert {(p.komi, p.seconds, p.games) for p in nine} == {(7.0, 1.0, 4)}
+    assert {(p.komi, p.seconds, p.games) for p in nineteen} == {(7.5, 2.0, 2)}
+    pachi = next(p for p in nine if p.opponent == "pachi-20000")
+    command = " ".join(pachi.command)
+    assert "--opponent-cmd /opt/pachi -t =20000 threads=1" in command and "--komi 7 " in command
+    level5 = next(p for p in nine if p.opponent == "gnugo-l5")
+    assert "--level 5" in " ".join(level5.command)
+    settings = strength._settings(level5, 1)
+    assert settings.opponent.argv[-3:] == ("--level", "5", "--chinese-rules") and settings.rules.komi == 7.0
+
+
+def test_opponent_labels_and_the_old_gauntlet_stay_as_they_were(tmp_path):
+    assert strength.opponent_kind("gnugo-l7") == ("gnugo", 7)
+    assert strength.opponent_kind("pachi-1000") == ("pachi", 1000)
+    with pytest.raises(ValueError, match="unknown opponent 'leela'"):
+        strength.opponent_kind("leela")
+    args = _args("--sizes", "9", "--no-pachi", "--out", str(tmp_path))
+    pairings = strength._pairings(args)
+    assert {p.opponent for p in pairings} == {"gnugo-l10"} and {p.komi for p in pairings} == {7.5}
+    assert [p.config for p in pairings] == args.configs
+
+
+def test_the_report_names_komi_per_size_before_any_game(tmp_path):
+    report = tmp_path / "strength.md"
+    args = _args("--ladder", "--out", str(tmp_path / "runs"), "--report", str(report), "--report-only")
+    strength.write_report(strength._pairings(args), args, None)
+    text = report.read_text()
+    assert "komi 7 (9x9), 7.5 (19x19)" in text and "(no finished games yet)" in text
+    assert "| config | board | komi | s/move |" in text
+    assert text.count("python -m dlgo.match.duel") == len(strength.LADDER_9) + len(strength.LADDER_19)
+
+
+@pytest.mark.slow
+def test_one_ladder_game_against_pachi_is_played_and_reported(tmp_path, gnugo):
+    if strength.find_pachi(None) is None:
+        pytest.skip("Pachi not found (../shared/tools/pachi/pachi or on PATH)")
+    report = tmp_path / "strength.md"
+    args = _args(
+        "--configs", "default", "--sizes", "9", "--opponents", "pachi-500", "--games9", "1", "--seconds9", "0.3", "-j", "1",
+        "--komi9", "7", "--out", str(tmp_path / "runs"), "--report", str(report),
+    )  # fmt: skip
+    assert strength.main_with(args) == 0
+    text = report.read_text()
+    assert "| default | 9x9 | 7 | 0.3 | pachi-500 | 1 |" in text
