@@ -366,6 +366,30 @@ def test_export_carries_the_run_over_to_a_fresh_loop_elsewhere(tmp_path, monkeyp
     assert ZeroLoop(_tiny(tmp_path / "e", loop__init_model=str(weights), loop__carry_over=False), progress=False)
 
 
+def test_self_play_and_gating_on_the_int8_runtime(tmp_path):
+    """``selfplay.runtime = "int8"``: the loop quantizes generation 0 and each candidate once,
+    the models travel to the workers with their int8 files, and the workers' agents run them."""
+    from dlgo.zero import workers
+
+    config = _tiny(tmp_path, selfplay__runtime="int8", selfplay__games_per_iteration=2, gating__games=2)
+    state = ZeroLoop(config, progress=False).run(iterations=1)
+    out = tmp_path / "run"
+    assert state["iteration"] == 1
+    assert (out / "generations" / "gen-0000.int8.onnx").is_file()
+    assert (out / "iter-0000" / "candidate.int8.onnx").is_file()
+    if state["generation"] == 1:
+        assert (out / "generations" / "gen-0001.int8.onnx").is_file()
+    blob = workers.ModelBlob.from_file(out / "generations" / "gen-0000.keras")
+    assert blob.int8 is not None
+    task = workers.SelfPlayTask(0, 0, 1, 5, blob, config.selfplay, (True,))
+    _, games = workers.play_selfplay_task(task)
+    assert len(games) == 1
+    agent = workers._AGENTS[(blob.name, "selfplay")]
+    assert agent.evaluator.runner.name == "onnxruntime-int8"
+    with pytest.raises(LoopConfigError, match="runtime"):
+        _tiny(tmp_path, selfplay__runtime="int4")
+
+
 def test_anchor_every_few_generations(tmp_path):
     loop = ZeroLoop(_tiny(tmp_path, anchor__games=2, anchor__every=2), progress=False)
     needs = []

@@ -87,8 +87,10 @@ def _copy_model(src: Path, dst: Path) -> None:
     tmp = dst.with_name(dst.stem + ".tmp.keras")
     shutil.copyfile(src, tmp)
     os.replace(tmp, dst)
-    if src.with_suffix(".onnx").is_file():
-        shutil.copyfile(src.with_suffix(".onnx"), dst.with_suffix(".onnx"))
+    for suffix in (".onnx", ".int8.onnx"):  # stamped with the model's hash: valid for the copy
+        beside = src.with_name(src.stem + suffix)
+        if beside.is_file():
+            shutil.copyfile(beside, dst.with_name(dst.stem + suffix))
     shutil.copyfile(card_path(src), card_path(dst))
 
 
@@ -107,16 +109,23 @@ def _card_training(path: Path) -> dict[str, Any]:
         return {}
 
 
-def _export_onnx(path: Path) -> None:
+def _export_onnx(path: Path, int8: bool = False) -> None:
     """The ONNX export next to the model, once, so workers need not each export it: stamped with
-    the model's hash (``dlgo.inference.onnx_cache``), so they load it without Keras or TensorFlow."""
+    the model's hash (``dlgo.inference.onnx_cache``), so they load it without Keras or TensorFlow;
+    with ``int8`` also its int8 model (``dlgo.inference.quantize``), for self-play and gating on
+    the int8 runtime."""
     from dlgo.inference import load_model
     from dlgo.inference.onnx_cache import onnx_runner
 
     try:
-        if onnx_runner(load_model(path)) is None:
+        loaded = load_model(path)
+        if onnx_runner(loaded) is None:
             print(f"zero-loop: no ONNX export of {path}", file=sys.stderr)
-    except Exception as e:  # workers fall back on exporting or compiling themselves
+        elif int8:
+            from dlgo.inference.quantize import ensure_int8
+
+            ensure_int8(loaded)
+    except Exception as e:  # workers fall back on exporting (or quantizing) themselves
         print(f"zero-loop: no ONNX export of {path} ({e})", file=sys.stderr)
 
 
@@ -295,11 +304,12 @@ class ZeroLoop:
         print(f"zero-loop: {text}", file=sys.stderr, flush=True)
 
     def _init_generation_zero(self) -> None:
+        """Generation 0 (at the first start), and the best network's exports for the workers."""
         path = self.best_path
-        if path.is_file():
-            return
         cfg = self.config
-        if cfg.loop.init_model:
+        if path.is_file():
+            pass
+        elif cfg.loop.init_model:
             _copy_model(cfg.resolve(cfg.loop.init_model), path)
         else:
             from dlgo.encoders import get_encoder_by_name
@@ -313,8 +323,9 @@ class ZeroLoop:
                 network={"kind": "zero", "blocks": cfg.loop.blocks, "filters": cfg.loop.filters},
                 training={"kind": "zero self-play", "generation": 0, "notes": "random initial weights"},
             )  # fmt: skip
-        if not path.with_suffix(".onnx").is_file():
-            _export_onnx(path)
+        int8 = cfg.selfplay.runtime == "int8"
+        if not path.with_suffix(".onnx").is_file() or (int8 and not path.with_name(f"{path.stem}.int8.onnx").is_file()):
+            _export_onnx(path, int8)
 
     def _seed_carried_anchor(self) -> None:
         """Generation 0's anchor row from the carry file, when it was played as this run would."""
@@ -441,7 +452,7 @@ class ZeroLoop:
             aux_heads=self.config.loop.aux_heads, global_pooling=self.config.loop.global_pooling,
             schedule_iteration=it + int(self.carried.get("iteration", 0)),
         )  # fmt: skip
-        _export_onnx(candidate)
+        _export_onnx(candidate, self.config.selfplay.runtime == "int8")
         clock.stop()
         self.state["train_metrics"] = metrics
         self.state["phase"] = "gate"

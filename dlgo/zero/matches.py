@@ -89,6 +89,7 @@ def play_gating(loop: ZeroLoop, candidate: Path) -> tuple[dict[int, dict[str, An
                 g.temperature_moves,
                 loop.config.selfplay.c_puct,
                 loop.config.selfplay.batch_size,
+                loop.config.selfplay.runtime,
             )  # fmt: skip
             for i in range(g.games)
             if i not in games

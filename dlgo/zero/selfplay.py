@@ -67,10 +67,13 @@ class SelfPlaySettings:
     resign_min_move: int = 0  # 0: a quarter of the board's points
     c_puct: float = 2.0
     batch_size: int = 8
+    runtime: str = "fp32"  # the network's runtime in self-play and gating: "fp32" or "int8"
 
     def __post_init__(self) -> None:
         if not 0 < self.full_search_fraction <= 1:
             raise ValueError("full_search_fraction must be in (0, 1]")
+        if self.runtime not in ("fp32", "int8"):
+            raise ValueError(f"runtime must be fp32 or int8, not {self.runtime!r}")
         if self.full_visits < 1 or self.fast_visits < 1:
             raise ValueError("visits must be at least 1")
         if self.resign_consecutive < 1:

@@ -42,23 +42,26 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ModelBlob:
-    """A network as bytes: ``name`` is unique per content (file stem + hash)."""
+    """A network as bytes: ``name`` is unique per content (file stem + hash), with its ONNX
+    export and int8 model when they are beside it (stamped with the model's hash: a worker
+    uses them only when they match)."""
 
     name: str
     keras: bytes
     card: bytes
     onnx: bytes | None = None
+    int8: bytes | None = None
 
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> ModelBlob:
         path = Path(path)
         data = path.read_bytes()
         digest = hashlib.sha1(data).hexdigest()[:12]
-        onnx = path.with_suffix(".onnx")
-        onnx_bytes = None
-        if onnx.is_file() and onnx.stat().st_mtime >= path.stat().st_mtime:
-            onnx_bytes = onnx.read_bytes()
-        return cls(f"{path.stem}-{digest}", data, card_path(path).read_bytes(), onnx_bytes)
+        beside = []
+        for other in (path.with_suffix(".onnx"), path.with_name(f"{path.stem}.int8.onnx")):
+            fresh = other.is_file() and other.stat().st_mtime >= path.stat().st_mtime
+            beside.append(other.read_bytes() if fresh else None)
+        return cls(f"{path.stem}-{digest}", data, card_path(path).read_bytes(), *beside)
 
     def materialize(self, folder: Path) -> Path:
         """Write the files into ``folder`` (once) and return the ``.keras`` path."""
@@ -71,6 +74,8 @@ class ModelBlob:
             os.replace(tmp, target)
             if self.onnx is not None:
                 target.with_suffix(".onnx").write_bytes(self.onnx)  # newer than the model: reused
+            if self.int8 is not None:
+                target.with_name("model.int8.onnx").write_bytes(self.int8)
         return target
 
 
@@ -117,6 +122,7 @@ def play_selfplay_task(task: SelfPlayTask) -> tuple[SelfPlayTask, list]:
     s = task.settings
     rng = np.random.default_rng(task.seed)
     params = {"rounds": s.full_visits, "exploration": s.c_puct, "batch_size": s.batch_size, "seed": task.seed}
+    params["runtime"] = s.runtime
     agent = _agent(task.model, "selfplay", s.board_size, params, self_play=True)
     agent.tree.rng = np.random.default_rng(task.seed + 1)
     games = [play_game(agent, s, rng, resign_allowed=allowed) for allowed in task.resign_allowed]
@@ -136,6 +142,7 @@ class GatingTask:
     temperature_moves: int
     c_puct: float = 2.0
     batch_size: int = 8
+    runtime: str = "fp32"
 
 
 @dataclass
@@ -159,6 +166,7 @@ def play_gating_task(task: GatingTask) -> tuple[GatingTask, GatingGame]:
 
     rng = np.random.default_rng(task.seed)
     params = {"rounds": task.visits, "exploration": task.c_puct, "batch_size": task.batch_size, "seed": task.seed}
+    params["runtime"] = task.runtime
     cand = _agent(task.candidate, "candidate", task.board_size, params)
     best = _agent(task.best, "best", task.board_size, params)
     candidate_black = task.index % 2 == 0
