@@ -454,3 +454,15 @@ def test_zero_agent_plays_a_move_from_the_trained_candidate_kind_of_file(tmp_pat
     agent.rounds_per_move = 8
     move = agent.select_move(GameState.new_game(5, komi=3.0))
     assert isinstance(move, Move) and not move.is_resign
+
+
+def test_training_hours_count_the_iterations_before_a_generation():
+    from dlgo.zero.report import training_hours
+
+    rows = [
+        {"iteration": "0", "selfplay_seconds": "3000", "train_seconds": "300", "gate_seconds": "300"},
+        {"iteration": "1", "selfplay_seconds": "1800", "train_seconds": "", "gate_seconds": "0"},
+    ]
+    assert training_hours(rows, 0) == 0.0
+    assert training_hours(rows, 1) == pytest.approx(1.0)
+    assert training_hours(rows, 2) == pytest.approx(1.5)

@@ -19,6 +19,7 @@ from typing import Any
 __all__ = [
     "ITERATION_COLUMNS",
     "ELO_COLUMNS",
+    "training_hours",
     "ELO_CLIP",
     "iteration_row",
     "plot_loop",
@@ -122,8 +123,20 @@ def _floats(rows: list[dict[str, str]], key: str) -> list[float]:
     return out
 
 
+def training_hours(iters: list[dict[str, str]], before_iteration: int) -> float:
+    """Hours of self-play, training and gating of the iterations before ``before_iteration``."""
+    seconds = 0.0
+    for r in iters:
+        if int(float(r.get("iteration") or 0)) < before_iteration:
+            for key in ("selfplay_seconds", "train_seconds", "gate_seconds"):
+                seconds += float(r.get(key) or 0.0)
+    return seconds / 3600
+
+
 def plot_loop(folder: str | os.PathLike, png: str | os.PathLike | None = None, title: str = "") -> Path | None:
-    """Write the three panels to ``png`` (default ``<folder>/curves.png``); None without data."""
+    """Write the four panels to ``png`` (default ``<folder>/curves.png``): losses, gates, Elo per
+    generation, and Elo against the training's machine-hours (self-play, training and gating up to
+    the generation's iteration; anchor games are measurement, not training); None without data."""
     folder = Path(folder)
     iters = read_csv(folder / "iterations.csv")
     elo = read_csv(folder / "elo.csv")
@@ -138,7 +151,7 @@ def plot_loop(folder: str | os.PathLike, png: str | os.PathLike | None = None, t
         warnings.warn("matplotlib is not installed (pip install .[report]): no plot of the loop", stacklevel=2)
         return None
     x = _floats(iters, "iteration")
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    fig, axes = plt.subplots(1, 4, figsize=(20, 4.2))
     ax = axes[0]
     ax.plot(x, _floats(iters, "policy_loss"), marker=".", label="policy (cross-entropy)")
     ax.plot(x, _floats(iters, "value_loss"), marker=".", label="value (MSE)")
@@ -178,6 +191,18 @@ def plot_loop(folder: str | os.PathLike, png: str | os.PathLike | None = None, t
         ax.text(0.5, 0.5, "no anchor games yet", ha="center", va="center", transform=ax.transAxes)
         ax.set_title("Elo vs anchor")
     ax.set_xlabel("generation")
+    ax.grid(alpha=0.3)
+
+    ax = axes[3]
+    if elo:
+        hours = [training_hours(iters, int(float(r["iteration"] or 0))) for r in elo]
+        ax.plot(hours, _floats(elo, "elo"), marker="o")
+        for h, r in zip(hours, elo):
+            label = f"g{r['generation']}"
+            ax.annotate(label, (h, float(r["elo"] or 0)), fontsize=7, xytext=(3, 3), textcoords="offset points")
+        ax.axhline(0, color="gray", lw=0.8)
+    ax.set_xlabel("machine-hours of self-play, training and gating")
+    ax.set_title("Elo against training compute")
     ax.grid(alpha=0.3)
     if title:
         fig.suptitle(title)
