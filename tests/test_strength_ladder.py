@@ -14,7 +14,10 @@ def _args(*argv: str):
 
 
 def test_the_ladder_pairs_the_default_config_with_gnugo_levels_and_pachi_budgets(tmp_path):
-    args = _args("--ladder", "--games9", "4", "--games19", "2", "--out", str(tmp_path), "--pachi", "/opt/pachi")
+    args = _args(
+        "--ladder", "--games9", "4", "--games19", "2", "--out", str(tmp_path), "--pachi", "/opt/pachi",
+        "--engine-set", "zero.threads=1",
+    )  # fmt: skip
     pairings = strength._pairings(args)
     nine = [p for p in pairings if p.size == 9]
     nineteen = [p for p in pairings if p.size == 19]
@@ -27,8 +30,9 @@ def test_the_ladder_pairs_the_default_config_with_gnugo_levels_and_pachi_budgets
     command = " ".join(pachi.command)
     assert "--opponent-cmd /opt/pachi -t =20000 threads=1" in command and "--komi 7 " in command
     level5 = next(p for p in nine if p.opponent == "gnugo-l5")
-    assert "--level 5" in " ".join(level5.command)
-    settings = strength._settings(level5, 1)
+    assert "--level 5" in " ".join(level5.command) and "--engine-set zero.threads=1" in " ".join(level5.command)
+    settings = strength._settings(level5, 1, sets=("zero.threads=1",))
+    assert settings.engine.extra_sets == ("zero.threads=1",)
     assert settings.opponent.argv[-3:] == ("--level", "5", "--chinese-rules") and settings.rules.komi == 7.0
 
 
@@ -59,8 +63,8 @@ def test_one_ladder_game_against_pachi_is_played_and_reported(tmp_path, gnugo):
         pytest.skip("Pachi not found (../shared/tools/pachi/pachi or on PATH)")
     report = tmp_path / "strength.md"
     args = _args(
-        "--configs", "default", "--sizes", "9", "--opponents", "pachi-500", "--games9", "1", "--seconds9", "0.3", "-j", "1",
-        "--komi9", "7", "--out", str(tmp_path / "runs"), "--report", str(report),
+        "--configs", "default", "--sizes", "9", "--opponents", "pachi-500", "--games9", "1", "--seconds9", "0.3",
+        "-j", "1", "--komi9", "7", "--out", str(tmp_path / "runs"), "--report", str(report),
     )  # fmt: skip
     assert strength.main_with(args) == 0
     text = report.read_text()

@@ -93,6 +93,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--opponents", nargs="+", help="opponent labels (gnugo-lN, pachi-N) for every size")
     p.add_argument("--pachi", help="the Pachi binary (default: on PATH, or ../shared/tools/pachi/pachi)")
     p.add_argument("--komi9", type=float, help="komi on 9x9 (default 7.5; 7 with --ladder)")
+    p.add_argument(
+        "--engine-set", action="append", default=[], metavar="KEY=VALUE",
+        help="a config key for our engine in every pairing (repeatable), e.g. zero.threads=1 with -j 2",
+    )  # fmt: skip
     p.add_argument("-j", "--jobs", type=int, default=2, help="games at once")
     p.add_argument("--out", default="runs/strength", help="folder of the duels (resumable)")
     p.add_argument("--report", default="docs/strength.md", help="the report to write")
@@ -134,16 +138,17 @@ def _pairings(args: argparse.Namespace) -> list[Pairing]:
                     else ["--opponent-cmd", f"{find_pachi(args.pachi) or 'pachi'} -t ={n} threads=1",
                           "--opponent-name", opponent]
                 )  # fmt: skip
+                sets = [a for kv in args.engine_set for a in ("--engine-set", kv)]
                 command = ["python", "-m", "dlgo.match.duel", "--engine", f"configs/engine/{config}.toml",
-                           "--engine-name", f"dlgo-{config}", *opp_args, "--size", str(size), "--komi", f"{komi:g}",
-                           "--games", str(games), "-j", str(args.jobs), "--seconds-per-move", f"{seconds:g}",
+                           "--engine-name", f"dlgo-{config}", *sets, *opp_args, "--size", str(size),
+                           "--komi", f"{komi:g}", "--games", str(games), "-j", str(args.jobs), "--seconds-per-move", f"{seconds:g}",
                            "--out", str(folder)]  # fmt: skip
                 out.append(Pairing(config, opponent, size, games, seconds, folder, command, komi))
     return out
 
 
-def _settings(pairing: Pairing, jobs: int, pachi: str | None = None) -> MatchSettings:
-    engine = dlgo_player(ROOT / "configs" / "engine" / f"{pairing.config}.toml", f"dlgo-{pairing.config}")
+def _settings(pairing: Pairing, jobs: int, pachi: str | None = None, sets: tuple[str, ...] = ()) -> MatchSettings:
+    engine = dlgo_player(ROOT / "configs" / "engine" / f"{pairing.config}.toml", f"dlgo-{pairing.config}", sets)
     kind, n = opponent_kind(pairing.opponent)
     if kind == "gnugo":
         opponent = gnugo_player(n)
@@ -177,7 +182,7 @@ def play(pairings: list[Pairing], args: argparse.Namespace) -> bool:
     times = state["wall_seconds"]
     for k, pairing in enumerate(pairings, start=1):
         print(f"[{k}/{len(pairings)}] {' '.join(pairing.command)}", file=sys.stderr)
-        settings = _settings(pairing, args.jobs, args.pachi)
+        settings = _settings(pairing, args.jobs, args.pachi, tuple(args.engine_set))
         try:
             result = run_match(settings, ROOT / pairing.folder if not pairing.folder.is_absolute() else pairing.folder)
         except MatchError as e:
