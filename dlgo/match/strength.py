@@ -141,8 +141,8 @@ def _pairings(args: argparse.Namespace) -> list[Pairing]:
                 sets = [a for kv in args.engine_set for a in ("--engine-set", kv)]
                 command = ["python", "-m", "dlgo.match.duel", "--engine", f"configs/engine/{config}.toml",
                            "--engine-name", f"dlgo-{config}", *sets, *opp_args, "--size", str(size),
-                           "--komi", f"{komi:g}", "--games", str(games), "-j", str(args.jobs), "--seconds-per-move", f"{seconds:g}",
-                           "--out", str(folder)]  # fmt: skip
+                           "--komi", f"{komi:g}", "--games", str(games), "-j", str(args.jobs),
+                           "--seconds-per-move", f"{seconds:g}", "--out", str(folder)]  # fmt: skip
                 out.append(Pairing(config, opponent, size, games, seconds, folder, command, komi))
     return out
 
