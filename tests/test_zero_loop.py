@@ -316,6 +316,8 @@ def test_export_carries_the_run_over_to_a_fresh_loop_elsewhere(tmp_path, monkeyp
     assert (carry.generation, carry.iteration, carry.games) == (state["generation"], 2, 12)
     assert carry.resign_threshold == state["resign_threshold"] and carry.anchor["anchor"] == "gnugo-l1"
     assert carry.seconds["selfplay"] > 0
+    first_card = json.loads(weights.with_name("zero-5x5.card.json").read_text())
+    assert first_card["strength"]["anchor"]["generation"] == str(state["generation"])  # its own row
 
     # A fresh loop from the exported network (a new machine: another out folder) goes on.
     anchored.clear()

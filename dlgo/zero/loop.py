@@ -47,7 +47,6 @@ import datetime
 import json
 import math
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -56,17 +55,15 @@ from typing import Any
 import numpy as np
 
 from dlgo.parallel import task_seed
-from dlgo.zero.carry import Carry, read_carry, write_carry
 from dlgo.zero.experience import ReplayBuffer, combine_experience
+from dlgo.zero.handover import copy_model, export_run, seed_carried_anchor, take_up_carry
 from dlgo.zero.loop_clock import PhaseClock, atomic_write, recover_clock
 from dlgo.zero.loop_config import LoopConfig, LoopConfigError
 from dlgo.zero.matches import gate_verdict, play_anchor, play_gating
 from dlgo.zero.report import (
-    ELO_COLUMNS,
     ITERATION_COLUMNS,
     iteration_row,
     plot_loop,
-    read_csv,
     status_line,
     write_csv,
 )
@@ -77,36 +74,6 @@ __all__ = ["ZeroLoop", "STATE"]
 
 STATE = "state.json"
 STATE_FORMAT = 1
-
-
-def _copy_model(src: Path, dst: Path) -> None:
-    """A model with its card and ONNX export (the card last: a model without it is unusable)."""
-    from dlgo.inference.card import card_path
-
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(dst.stem + ".tmp.keras")
-    shutil.copyfile(src, tmp)
-    os.replace(tmp, dst)
-    for suffix in (".onnx", ".int8.onnx"):  # stamped with the model's hash: valid for the copy
-        beside = src.with_name(src.stem + suffix)
-        if beside.is_file():
-            shutil.copyfile(beside, dst.with_name(dst.stem + suffix))
-    shutil.copyfile(card_path(src), card_path(dst))
-
-
-def _anchor_settings(config: LoopConfig) -> dict[str, Any]:
-    """How an anchor result was played (whatever generations are anchored)."""
-    return {k: v for k, v in dataclasses.asdict(config.anchor).items() if k != "every"}
-
-
-def _card_training(path: Path) -> dict[str, Any]:
-    """The ``training`` entry of a model's card ({} when it has none)."""
-    from dlgo.inference.card import read_card
-
-    try:
-        return dict(read_card(path).training or {})
-    except ValueError:
-        return {}
 
 
 def _export_onnx(path: Path, int8: bool = False) -> None:
@@ -178,45 +145,8 @@ class ZeroLoop:
             "started": datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat(),
             "commands": [],
         }
-        self._take_up_carry(state)
+        take_up_carry(self, state)
         return state
-
-    def _take_up_carry(self, state: dict[str, Any]) -> None:
-        """A fresh start from an exported network goes on from its carry file (``dlgo.zero.carry``)."""
-        cfg = self.config
-        if not (cfg.loop.carry_over and cfg.loop.init_model):
-            return
-        init = cfg.resolve(cfg.loop.init_model)
-        carry = read_carry(init, cfg.selfplay.board_size)
-        training = _card_training(init)
-        if training.get("kind") == "zero self-play":
-            state["earlier"] = training  # what trained generation 0, for the exported card
-        if carry is None:
-            # Without a carry file the card still says how many generations came before.
-            if "earlier" in state:
-                state["carried"] = {"from": str(init), "generation": int(training.get("generation") or 0)}
-            return
-        state["carried"] = {
-            "from": str(init),
-            "generation": carry.generation,
-            "iteration": carry.iteration,
-            "seconds": carry.seconds,
-            "games": carry.games,
-            "positions": carry.positions,
-        }
-        if carry.resign_threshold is not None:
-            state["resign_threshold"] = carry.resign_threshold
-        if carry.anchor and carry.anchor_settings == _anchor_settings(cfg):
-            state["carried"]["anchor"] = carry.anchor
-        learner = carry.learner_path(init)
-        if learner is not None and not (self.out / "learner.keras").exists():
-            shutil.copyfile(learner, self.out / "learner.keras")
-            state["carried"]["learner"] = str(learner)
-        self._say(
-            f"going on from {init.name}: generation {carry.generation}, iteration {carry.iteration}"
-            + (", its learner" if learner is not None else "")
-            + (", its anchor result" if "anchor" in state["carried"] else "")
-        )
 
     @property
     def carried(self) -> dict[str, Any]:
@@ -272,7 +202,7 @@ class ZeroLoop:
         if self.command:
             self.state.setdefault("commands", []).append(self.command)
         self._init_generation_zero()
-        self._seed_carried_anchor()
+        seed_carried_anchor(self)
         self._save_state()
         self._say(self.status_line())
         try:
@@ -310,7 +240,7 @@ class ZeroLoop:
         if path.is_file():
             pass
         elif cfg.loop.init_model:
-            _copy_model(cfg.resolve(cfg.loop.init_model), path)
+            copy_model(cfg.resolve(cfg.loop.init_model), path)
         else:
             from dlgo.encoders import get_encoder_by_name
             from dlgo.inference import save_model
@@ -326,15 +256,6 @@ class ZeroLoop:
         int8 = cfg.selfplay.runtime == "int8"
         if not path.with_suffix(".onnx").is_file() or (int8 and not path.with_name(f"{path.stem}.int8.onnx").is_file()):
             _export_onnx(path, int8)
-
-    def _seed_carried_anchor(self) -> None:
-        """Generation 0's anchor row from the carry file, when it was played as this run would."""
-        row = self.carried.get("anchor")
-        if not row or 0 in self.state["anchored"]:
-            return
-        row = {**row, "generation": 0, "iteration": 0}
-        write_csv(self.out / "elo.csv", ELO_COLUMNS, [row, *read_csv(self.out / "elo.csv")])
-        self.state["anchored"].append(0)
 
     # --- 1. self-play ---------------------------------------------------------------------------
     def _selfplay_settings(self):
@@ -491,7 +412,7 @@ class ZeroLoop:
         if verdict:
             self.state["generation"] += 1
             best = f"generations/gen-{self.state['generation']:04d}.keras"
-            _copy_model(candidate, self.out / best)
+            copy_model(candidate, self.out / best)
             self.state["best"] = best
         self._finish_iteration(
             {
@@ -532,6 +453,12 @@ class ZeroLoop:
     def _anchor(self) -> None:
         play_anchor(self)
 
+    # --- shipping (dlgo.zero.handover) ---------------------------------------------------------------
+    def export(self, target: str | os.PathLike) -> Path:
+        """Copy the best generation to ``target`` with a model card of the whole run, and the
+        carry file and learner beside it (``dlgo.zero.carry``)."""
+        return export_run(self, Path(target))
+
     def _resign_winrate(self) -> float:
         return (float(self.state["resign_threshold"]) + 1.0) / 2.0
 
@@ -549,71 +476,6 @@ class ZeroLoop:
         from tqdm import tqdm
 
         return tqdm(total=total, initial=initial, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
-
-    # --- shipping -------------------------------------------------------------------------------
-    def export(self, target: str | os.PathLike) -> Path:
-        """Copy the best generation to ``target`` with a model card of the whole run."""
-        from dlgo.inference.card import read_card, write_card
-
-        target = Path(target)
-        carried = self.carried
-        _copy_model(self.best_path, target)
-        card = read_card(target)
-        seconds = {k: round(v / 3600, 2) for k, v in self.state["seconds"].items() if not k.startswith("_")}
-        elo = read_csv(self.out / "elo.csv")
-        card.training = {
-            **card.training,
-            "kind": "zero self-play",
-            "generation": self.state["generation"] + int(carried.get("generation", 0)),
-            # games/positions/iteration (from the candidate's own card): what this network
-            # was trained on; run_*: the whole run so far
-            "run_iterations": self.state["iteration"],
-            "run_games": self.replay_games(),
-            "run_positions": self.replay.positions(),
-            "compute_hours": seconds,
-            "workers": self.config.loop.workers,
-            "machine": f"{os.cpu_count()} CPU cores",
-            "config": self.config.to_dict(),
-            "commands": self.state.get("commands", []),
-            "warm_start": self.config.loop.init_model or "random weights",
-        }
-        if carried:
-            card.training["carried"] = {k: v for k, v in carried.items() if k != "anchor"}
-        if self.state["generation"] > 0 and self.state.get("earlier"):
-            card.training["earlier"] = self.state["earlier"]  # what trained generation 0
-        card.strength = {
-            **card.strength,
-            "resign_threshold_value": self.state["resign_threshold"],
-            "resign_threshold_winrate": round(self._resign_winrate(), 4),
-            "anchor": elo[-1] if elo else {},
-        }
-        write_card(target, card)
-        self._write_carry(target, elo)
-        return target
-
-    def _write_carry(self, target: Path, elo: list[dict[str, str]]) -> None:
-        """The carry file and learner beside the exported network (``dlgo.zero.carry``)."""
-        carried = self.carried
-        seconds = dict(carried.get("seconds", {}))
-        for phase, value in self.state["seconds"].items():
-            if not phase.startswith("_"):
-                seconds[phase] = round(seconds.get(phase, 0.0) + value, 1)
-        best = [r for r in elo if int(r["generation"]) == self.state["generation"]]
-        anchor = best[-1] if best else (carried.get("anchor") if self.state["generation"] == 0 else None)
-        carry = Carry(
-            board_size=self.config.selfplay.board_size,
-            model_sha256="",
-            generation=self.state["generation"] + int(carried.get("generation", 0)),
-            iteration=self.state["iteration"] + int(carried.get("iteration", 0)),
-            resign_threshold=float(self.state["resign_threshold"]),
-            seconds=seconds,
-            games=self.replay_games() + int(carried.get("games", 0)),
-            positions=self.replay.positions() + int(carried.get("positions", 0)),
-            anchor=dict(anchor) if anchor else None,
-            anchor_settings=_anchor_settings(self.config) if anchor else None,
-        )
-        path = write_carry(target, carry, self.out / "learner.keras")
-        self._say(f"carry file {path} (the next run from {target.name} goes on from here)")
 
 
 if __name__ == "__main__":
