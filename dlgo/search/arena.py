@@ -163,6 +163,22 @@ def _select_and_visit(ni, nf, prior, N, W, node, c, vl, fpu_reduction):
 
 
 @njit(cache=True, nogil=True)
+def _quota_visit(ni, nf, N, W, root, quota, vl):
+    """The root's least visited branch still under its quota (the first on ties), with its
+    virtual visit; -1 when every branch has its quota."""
+    first = ni[root, FIRST]
+    best = -1
+    for i in range(quota.shape[0]):
+        if N[first + i] < quota[i] and (best < 0 or N[first + i] < N[best]):
+            best = first + i
+    if best >= 0:
+        N[best] += 1.0
+        W[best] -= vl
+        nf[root, TOTAL] += 1.0
+    return best
+
+
+@njit(cache=True, nogil=True)
 def _backup(W, path_edges, depth, leaf_value, vl):
     """The leaf's value (its mover's view) up the path, sign flipped at every ply; the virtual
     losses become real results."""
@@ -218,6 +234,7 @@ def collect(
     keys,
     moves,
     counts,
+    root_quota,
 ):
     """Up to ``limit`` descents with virtual losses to new leaves, each played, encoded
     (``planes[i]``, its legal moves in ``moves[i]`` / ``counts[i]``, cache key ``keys[i]``) and
@@ -225,7 +242,9 @@ def collect(
     scored and backed up at once; one that meets a pending leaf is undone; after ``2 * limit``
     of those the batch ends short, and after a finished game once the root has ``visit_cap``
     visits (-1: no cap), as ``PUCTSearch._collect`` does. The caller leaves room for
-    ``3 * limit + 2`` nodes."""
+    ``3 * limit + 2`` nodes. ``root_quota`` (one per root branch, or empty for PUCT): the root's
+    branch is the least visited one still under its quota, and the batch ends when none is
+    (a root search of its own above the tree, ``dlgo.search.gumbel``)."""
     ni, nf, bhash, boards, prior, N, W, emove, child, used = tree
     w = g[G_W]
     n = g[G_N]
@@ -241,7 +260,12 @@ def collect(
         depth = 0
         finished_game = False
         while True:
-            e = _select_and_visit(ni, nf, prior, N, W, node, c, vl, fpu_reduction)
+            if depth == 0 and root_quota.shape[0] > 0:
+                e = _quota_visit(ni, nf, N, W, root, root_quota, vl)
+                if e < 0:
+                    return m
+            else:
+                e = _select_and_visit(ni, nf, prior, N, W, node, c, vl, fpu_reduction)
             path_nodes[depth] = node
             path_edges[depth] = e
             depth += 1

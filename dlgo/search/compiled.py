@@ -203,6 +203,8 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         self.root_state: GameState | None = None
         self._clean_priors: np.ndarray | None = None  # the root's priors while noise is mixed in
         self._aux = False  # this search keeps the network's ownership and score (analysis)
+        # visits each root branch may reach, set by a root search of its own (``dlgo.search.gumbel``); empty: PUCT
+        self.root_quota = np.zeros(0, np.float64)
 
     # --- the tree between searches -------------------------------------------------------------
     def clear(self) -> None:
@@ -310,7 +312,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         m = arena.collect(
             tree.arrays, self.root, limit, cap, s.c_puct, s.virtual_loss, s.fpu_reduction, tree.g, ctx.root_set,
             ctx.root_hist, ctx.zob, ctx.wtm, ctx.komi, ctx.salt, slot.planes, slot.leaves, slot.keys, slot.moves,
-            slot.counts,
+            slot.counts, self.root_quota,
         )  # fmt: skip
         return _Batch(slot, int(m))
 

@@ -97,6 +97,7 @@ class SearchStatistics:
     ``visit_counts / visit_counts.sum()``). ``root_value``: the root's mean value for the
     player to move, in [-1, 1]; ``best_value``: Q of the most visited move (the thesis' value
     for resignation); ``network_value``: the network's own value of the root.
+    ``policy_target``: a root search's own target when it has one (Gumbel's improved policy).
     """
 
     visit_counts: np.ndarray
@@ -105,9 +106,14 @@ class SearchStatistics:
     network_value: float
     visits: int
     new_visits: int
+    policy_target: np.ndarray | None = None
 
     def distribution(self, temperature: float = 1.0) -> np.ndarray:
         return visit_distribution(self.visit_counts, temperature)
+
+    def training_target(self) -> np.ndarray:
+        """The policy target: the root search's own, else the visit distribution."""
+        return self.policy_target if self.policy_target is not None else self.distribution(1.0)
 
 
 def dirichlet_alpha(num_moves: int) -> float:

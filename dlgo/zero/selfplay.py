@@ -8,6 +8,9 @@ Every move is searched; a fraction ``full_search_fraction`` of the moves get the
 (``full_visits``, Dirichlet noise at the root) and only those become policy targets; the
 others get a fast search (``fast_visits``, no noise) that just moves the game on. That is
 KataGo's playout cap randomization: many more games (value targets) for the same compute.
+With ``root_search = "gumbel"`` the full searches are Gumbel root searches with sequential
+halving instead (``dlgo.search.gumbel``): the move played is the search's own draw and the
+policy target its improved policy, better than visit counts at a few hundred visits.
 
 The first ``temperature_moves`` moves are sampled from the visit counts (temperature 1), the
 rest are the most visited move. A game ends with two passes (scored by area with komi, every
@@ -39,6 +42,7 @@ from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
 from dlgo.scoring import area_ownership, compute_game_result
 from dlgo.search import SearchBudget
+from dlgo.search.gumbel import gumbel_search
 from dlgo.sgf import write_game
 from dlgo.zero.agent import ZeroAgent, default_temperature_moves
 from dlgo.zero.experience import ZeroExperienceBuffer
@@ -68,10 +72,16 @@ class SelfPlaySettings:
     c_puct: float = 2.0
     batch_size: int = 8
     runtime: str = "fp32"  # the network's runtime in self-play and gating: "fp32" or "int8"
+    root_search: str = "puct"  # full searches: "puct" (Dirichlet noise, visit targets) or "gumbel"
+    gumbel_considered: int = 16  # moves the Gumbel root search starts from (sequential halving)
 
     def __post_init__(self) -> None:
         if not 0 < self.full_search_fraction <= 1:
             raise ValueError("full_search_fraction must be in (0, 1]")
+        if self.root_search not in ("puct", "gumbel"):
+            raise ValueError(f"root_search must be puct or gumbel, not {self.root_search!r}")
+        if self.gumbel_considered < 1:
+            raise ValueError("gumbel_considered must be at least 1")
         if self.runtime not in ("fp32", "int8"):
             raise ValueError(f"runtime must be fp32 or int8, not {self.runtime!r}")
         if self.full_visits < 1 or self.fast_visits < 1:
@@ -213,8 +223,12 @@ def play_game(
     while not state.is_over() and len(moves) < limit:
         mover = 1 if state.next_player is Player.black else -1
         full = bool(rng.random() < settings.full_search_fraction)
-        budget = SearchBudget(max_visits=settings.full_visits if full else settings.fast_visits)
-        tree.search(state, budget, self_play=full)
+        chosen = None  # the Gumbel search's own move
+        if full and settings.root_search == "gumbel":
+            chosen = gumbel_search(tree, state, settings.full_visits, settings.gumbel_considered, rng).move
+        else:
+            budget = SearchBudget(max_visits=settings.full_visits if full else settings.fast_visits)
+            tree.search(state, budget, self_play=full)
         stats = tree.last_statistics
         if stats is None:
             break
@@ -222,7 +236,7 @@ def play_game(
         if full:
             full_searches += 1
             planes.append(encoder.encode(state))
-            policies.append(stats.distribution(1.0))
+            policies.append(stats.training_target())
             recorded_movers.append(mover)
         signal = max(stats.root_value, stats.best_value)
         values.append(signal)
@@ -235,7 +249,9 @@ def play_game(
             if resign_allowed:
                 resigner = mover
                 break
-        if len(moves) < settings.temperature_limit():
+        if chosen is not None:  # drawn already: the Gumbel draw is its exploration
+            move = chosen
+        elif len(moves) < settings.temperature_limit():
             move = tree.sample_move(1.0)
         else:
             move = tree.most_visited()

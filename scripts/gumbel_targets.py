@@ -1,0 +1,197 @@
+"""Which self-play search teaches more per visit: PUCT's visit counts or Gumbel's improved policy?
+
+    python scripts/gumbel_targets.py --model weights/zero-9x9.keras --positions 200 \
+        --visits 16 32 64 128 256 --reference 2048 --out docs/gumbel-targets.json
+
+Positions come from the network's own games (every move sampled from a 16-visit search, so
+they spread from opening to endgame). Each position gets a reference search (PUCT, no noise,
+``--reference`` visits); then, at each budget, the two self-play searches: PUCT with
+Dirichlet noise at the root (the loop's full search; its target is the visit distribution,
+its move the most visited) and the Gumbel root search (``dlgo.search.gumbel``; its target the
+improved policy, its move the halving's winner). Reported per budget and method, against the
+reference: KL(reference || target) in nats, how often the target's top move is the
+reference's, and how often the move played is. The network's own policy is the zero-visit row.
+``--games N``: first a match of the two searches in play (no exploration: PUCT's most visited
+move, Gumbel's halving winner without the draw) at each of ``--match-visits``, pairs of games
+from an opening of 4 moves drawn from the policy, colours swapped, counted by area.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from dlgo.goboard import GameState, Move
+from dlgo.gotypes import Player, Point
+from dlgo.scoring import compute_game_result
+from dlgo.search import SearchBudget
+from dlgo.search.gumbel import gumbel_search
+from dlgo.zero.agent import ZeroAgent
+
+
+def sample_positions(agent: ZeroAgent, size: int, count: int, rng: np.random.Generator) -> list[GameState]:
+    """``count`` positions from the network's games, a random few from each game."""
+    out: list[GameState] = []
+    while len(out) < count:
+        agent.clear_tree()
+        state = GameState.new_game(size, komi=7.0)
+        game: list[GameState] = []
+        while not state.is_over() and len(game) < 2 * size * size:
+            agent.tree.search(state, SearchBudget(max_visits=16), self_play=True)
+            move = agent.tree.sample_move(1.0)
+            if move is None:
+                break
+            game.append(state)
+            state = state.apply_move(move)
+        picks = rng.choice(len(game), size=min(4, len(game)), replace=False)
+        out.extend(game[int(i)] for i in picks if not game[int(i)].is_over())
+    return out[:count]
+
+
+def kl(reference: np.ndarray, target: np.ndarray) -> float:
+    p = reference / reference.sum()
+    q = np.maximum(target / target.sum(), 1e-6)
+    keep = p > 0
+    return float((p[keep] * np.log(p[keep] / q[keep])).sum())
+
+
+def move_index(move, size: int) -> int:
+    return size * size if move.is_pass else (move.point.row - 1) * size + move.point.col - 1
+
+
+def opening(agent: ZeroAgent, size: int, moves: int, rng: np.random.Generator) -> GameState:
+    """``moves`` moves drawn from the network's policy: each pair of match games starts here."""
+    state = GameState.new_game(size, komi=7.0)
+    for _ in range(moves):
+        policy, _ = agent.evaluator.evaluate([state])
+        p = np.asarray(policy[0], np.float64)
+        p[-1] = 0.0  # no pass in the opening
+        index = int(rng.choice(len(p), p=p / p.sum()))
+        row, col = divmod(index, size)
+        state = state.apply_move(Move.play(Point(row + 1, col + 1)))
+    return state
+
+
+def play_out(state: GameState, movers: dict, visits: int, rng: np.random.Generator) -> int:
+    """The game from ``state`` to two passes (or twice the points in moves), ``movers`` by
+    colour; +1 when black wins by the area count (every stone alive), -1 when white does."""
+    for agent in movers.values():
+        agent.clear_tree()
+    limit = 2 * state.board.num_rows * state.board.num_cols
+    while not state.is_over() and state.move_number < limit:
+        agent = movers[state.next_player]
+        if agent.gumbel:
+            move = gumbel_search(agent.tree, state, visits, rng=rng, explore=False).move
+        else:
+            agent.tree.search(state, SearchBudget(max_visits=visits))
+            move = agent.tree.most_visited() or Move.pass_turn()
+        state = state.apply_move(move)
+    winner = compute_game_result(state).winner
+    return 0 if winner is None else (1 if winner is Player.black else -1)
+
+
+def match(make, size: int, visits: int, games: int, rng: np.random.Generator) -> dict:
+    """Gumbel against PUCT at ``visits`` a move, no exploration on either side, pairs of games
+    from one drawn opening with colours swapped."""
+    gumbel, puct = make(False), make(False)
+    gumbel.gumbel, puct.gumbel = True, False
+    wins = draws = 0
+    for pair in range(games // 2):
+        start = opening(puct, size, 4, rng)
+        for black, white in ((gumbel, puct), (puct, gumbel)):
+            result = play_out(start, {Player.black: black, Player.white: white}, visits, rng)
+            won = result == (1 if black is gumbel else -1)
+            wins += won
+            draws += result == 0
+        print(f"  {visits} visits: gumbel {wins}/{2 * pair + 2}", flush=True)
+    played = 2 * (games // 2)
+    score = (wins + 0.5 * draws) / played
+    low, high = wilson(wins + 0.5 * draws, played)
+    return {"visits": visits, "games": played, "gumbel_wins": wins, "draws": draws, "score": round(score, 4),
+            "ci95": [round(low, 4), round(high, 4)]}  # fmt: skip
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="weights/zero-9x9.keras")
+    parser.add_argument("--size", type=int, default=9)
+    parser.add_argument("--positions", type=int, default=200)
+    parser.add_argument("--visits", type=int, nargs="+", default=[16, 32, 64, 128, 256])
+    parser.add_argument("--reference", type=int, default=2048)
+    parser.add_argument("--considered", type=int, default=16)
+    parser.add_argument("--runtime", default="int8")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--games", type=int, default=0, help="also a Gumbel-PUCT match of this many games")
+    parser.add_argument("--match-visits", type=int, nargs="+", default=[32, 128])
+    parser.add_argument("--out", default="")
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+
+    def make(self_play: bool) -> ZeroAgent:
+        return ZeroAgent.from_model(
+            args.model, board_size=args.size, seed=args.seed, threads=1, runtime=args.runtime,
+            self_play=self_play, batch_size=8, early_stop=False,
+        )  # fmt: skip
+
+    started = time.time()
+    matches = [match(make, args.size, n, args.games, rng) for n in args.match_visits] if args.games else []
+    for row in matches:
+        print(f"gumbel against puct at {row['visits']} visits: {row}", flush=True)
+    play, reference = make(True), make(False)
+    positions = sample_positions(play, args.size, args.positions, rng)
+    print(f"{len(positions)} positions in {time.time() - started:.0f} s", flush=True)
+    rows: dict[str, dict[str, list[float]]] = {}
+
+    def note(name: str, ref: np.ndarray, target: np.ndarray, played: int) -> None:
+        row = rows.setdefault(name, {"kl": [], "target_top1": [], "played_top1": []})
+        best = int(np.argmax(ref))
+        row["kl"].append(kl(ref, target))
+        row["target_top1"].append(float(int(np.argmax(target)) == best))
+        row["played_top1"].append(float(played == best))
+
+    for k, state in enumerate(positions):
+        reference.clear_tree()
+        reference.tree.search(state, SearchBudget(max_visits=args.reference))
+        ref = reference.tree.last_statistics.visit_counts.astype(np.float64)
+        prior = np.zeros_like(ref)
+        arena_ = reference.tree._arena
+        span = reference.tree._root_span()
+        prior[[arena_.zero_index(int(c)) for c in arena_.emove[span]]] = arena_.prior[span]
+        note("policy", ref, prior, int(np.argmax(prior)))
+        for n in args.visits:
+            play.clear_tree()
+            play.tree.search(state, SearchBudget(max_visits=n), self_play=True)
+            stats = play.tree.last_statistics
+            note(f"puct-{n}", ref, stats.distribution(1.0), move_index(play.tree.most_visited(), args.size))
+            play.clear_tree()
+            outcome = gumbel_search(play.tree, state, n, args.considered, rng)
+            note(f"gumbel-{n}", ref, outcome.policy_target, move_index(outcome.move, args.size))
+        if (k + 1) % 25 == 0:
+            print(f"{k + 1}/{len(positions)} positions, {time.time() - started:.0f} s", flush=True)
+
+    summary = {
+        name: {key: round(float(np.mean(v)), 4) for key, v in row.items()} | {"positions": len(row["kl"])}
+        for name, row in rows.items()
+    }
+    print(f"{'search':12} {'KL(ref||target)':>16} {'target top-1':>13} {'played top-1':>13}")
+    for name, row in summary.items():
+        print(f"{name:12} {row['kl']:16.3f} {row['target_top1']:13.3f} {row['played_top1']:13.3f}")
+    if args.out:
+        meta = {k: v for k, v in vars(args).items() if k != "out"}
+        report = {"settings": meta, "results": summary, "matches": matches}
+        Path(args.out).write_text(json.dumps(report, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
