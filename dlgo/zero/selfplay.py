@@ -11,6 +11,8 @@ KataGo's playout cap randomization: many more games (value targets) for the same
 With ``root_search = "gumbel"`` the full searches are Gumbel root searches with sequential
 halving instead (``dlgo.search.gumbel``): the move played is the search's own draw and the
 policy target its improved policy, better than visit counts at a few hundred visits.
+A share ``corner_start_fraction`` of the games starts from a corner position instead of the
+empty board (``dlgo.zero.starts``): a local fight on an open board, as in a set-up problem.
 
 The first ``temperature_moves`` moves are sampled from the visit counts (temperature 1), the
 rest are the most visited move. A game ends with two passes (scored by area with komi, every
@@ -46,6 +48,7 @@ from dlgo.search.gumbel import gumbel_search
 from dlgo.sgf import write_game
 from dlgo.zero.agent import ZeroAgent, default_temperature_moves
 from dlgo.zero.experience import ZeroExperienceBuffer
+from dlgo.zero.starts import corner_start
 
 __all__ = [
     "SelfPlaySettings",
@@ -74,12 +77,15 @@ class SelfPlaySettings:
     runtime: str = "fp32"  # the network's runtime in self-play and gating: "fp32" or "int8"
     root_search: str = "puct"  # full searches: "puct" (Dirichlet noise, visit targets) or "gumbel"
     gumbel_considered: int = 16  # moves the Gumbel root search starts from (sequential halving)
+    corner_start_fraction: float = 0.0  # share of games started from a corner position (dlgo.zero.starts)
 
     def __post_init__(self) -> None:
         if not 0 < self.full_search_fraction <= 1:
             raise ValueError("full_search_fraction must be in (0, 1]")
         if self.root_search not in ("puct", "gumbel"):
             raise ValueError(f"root_search must be puct or gumbel, not {self.root_search!r}")
+        if not 0 <= self.corner_start_fraction <= 1:
+            raise ValueError("corner_start_fraction must be in [0, 1]")
         if self.gumbel_considered < 1:
             raise ValueError("gumbel_considered must be at least 1")
         if self.runtime not in ("fp32", "int8"):
@@ -132,6 +138,7 @@ class SelfPlayGame:
     seconds: float = 0.0
     sgf: str = ""
     values: list[float] = field(default_factory=list)  # resign signal of every move, mover's view
+    corner_start: bool = False  # started from a corner position (dlgo.zero.starts), not the empty board
 
     def summary(self) -> dict:
         return {
@@ -147,6 +154,7 @@ class SelfPlayGame:
             "full_searches": self.full_searches,
             "visits": self.visits,
             "seconds": round(self.seconds, 3),
+            "corner_start": self.corner_start,
         }
 
 
@@ -204,7 +212,11 @@ def play_game(
     encoder = get_encoder_by_name("zero", size)
     agent.clear_tree()
     tree = agent.tree
-    state = GameState.new_game(size, komi=settings.komi)
+    corner = settings.corner_start_fraction > 0 and rng.random() < settings.corner_start_fraction
+    if corner:
+        state = corner_start(agent.evaluator, size, settings.komi, rng)
+    else:
+        state = GameState.new_game(size, komi=settings.komi)
     planes: list[np.ndarray] = []
     policies: list[np.ndarray] = []
     recorded_movers: list[int] = []
@@ -303,4 +315,5 @@ def play_game(
         seconds=time.monotonic() - started,
         sgf=sgf,
         values=values,
+        corner_start=corner,
     )
