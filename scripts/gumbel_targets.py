@@ -25,9 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dlgo.goboard import GameState, Move
-from dlgo.gotypes import Player, Point
-from dlgo.scoring import compute_game_result
+from dlgo.goboard import GameState
+from dlgo.match.inprocess import SearchPlayer, play_match
 from dlgo.search import SearchBudget
 from dlgo.search.gumbel import gumbel_search
 from dlgo.zero.agent import ZeroAgent
@@ -63,63 +62,11 @@ def move_index(move, size: int) -> int:
     return size * size if move.is_pass else (move.point.row - 1) * size + move.point.col - 1
 
 
-def opening(agent: ZeroAgent, size: int, moves: int, rng: np.random.Generator) -> GameState:
-    """``moves`` moves drawn from the network's policy: each pair of match games starts here."""
-    state = GameState.new_game(size, komi=7.0)
-    for _ in range(moves):
-        policy, _ = agent.evaluator.evaluate([state])
-        p = np.asarray(policy[0], np.float64)
-        p[-1] = 0.0  # no pass in the opening
-        index = int(rng.choice(len(p), p=p / p.sum()))
-        row, col = divmod(index, size)
-        state = state.apply_move(Move.play(Point(row + 1, col + 1)))
-    return state
-
-
-def play_out(state: GameState, movers: dict, visits: int, rng: np.random.Generator) -> int:
-    """The game from ``state`` to two passes (or twice the points in moves), ``movers`` by
-    colour; +1 when black wins by the area count (every stone alive), -1 when white does."""
-    for agent in movers.values():
-        agent.clear_tree()
-    limit = 2 * state.board.num_rows * state.board.num_cols
-    while not state.is_over() and state.move_number < limit:
-        agent = movers[state.next_player]
-        if agent.gumbel:
-            move = gumbel_search(agent.tree, state, visits, rng=rng, explore=False).move
-        else:
-            agent.tree.search(state, SearchBudget(max_visits=visits))
-            move = agent.tree.most_visited() or Move.pass_turn()
-        state = state.apply_move(move)
-    winner = compute_game_result(state).winner
-    return 0 if winner is None else (1 if winner is Player.black else -1)
-
-
 def match(make, size: int, visits: int, games: int, rng: np.random.Generator) -> dict:
-    """Gumbel against PUCT at ``visits`` a move, no exploration on either side, pairs of games
-    from one drawn opening with colours swapped."""
-    gumbel, puct = make(False), make(False)
-    gumbel.gumbel, puct.gumbel = True, False
-    wins = draws = 0
-    for pair in range(games // 2):
-        start = opening(puct, size, 4, rng)
-        for black, white in ((gumbel, puct), (puct, gumbel)):
-            result = play_out(start, {Player.black: black, Player.white: white}, visits, rng)
-            won = result == (1 if black is gumbel else -1)
-            wins += won
-            draws += result == 0
-        print(f"  {visits} visits: gumbel {wins}/{2 * pair + 2}", flush=True)
-    played = 2 * (games // 2)
-    score = (wins + 0.5 * draws) / played
-    low, high = wilson(wins + 0.5 * draws, played)
-    return {"visits": visits, "games": played, "gumbel_wins": wins, "draws": draws, "score": round(score, 4),
-            "ci95": [round(low, 4), round(high, 4)]}  # fmt: skip
-
-
-def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+    """Gumbel against PUCT at ``visits`` a move (``dlgo.match.inprocess``)."""
+    gumbel = SearchPlayer("gumbel", make(False), visits, gumbel=True)
+    puct = SearchPlayer("puct", make(False), visits)
+    return {"visits": visits, **play_match(gumbel, puct, games, rng, size).summary()}
 
 
 def main() -> None:
