@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from dlgo.goboard import GameState
-from dlgo.match.inprocess import SearchPlayer, play_match
 from dlgo.search import SearchBudget
 from dlgo.search.gumbel import gumbel_search
 from dlgo.zero.agent import ZeroAgent
+from dlgo.zero.search_ab import SearchPlayer, play_match
 
 
 def sample_positions(agent: ZeroAgent, size: int, count: int, rng: np.random.Generator) -> list[GameState]:
@@ -63,7 +63,7 @@ def move_index(move, size: int) -> int:
 
 
 def match(make, size: int, visits: int, games: int, rng: np.random.Generator) -> dict:
-    """Gumbel against PUCT at ``visits`` a move (``dlgo.match.inprocess``)."""
+    """Gumbel against PUCT at ``visits`` a move (``dlgo.zero.search_ab``)."""
     gumbel = SearchPlayer("gumbel", make(False), visits, gumbel=True)
     puct = SearchPlayer("puct", make(False), visits)
     return {"visits": visits, **play_match(gumbel, puct, games, rng, size).summary()}

@@ -1,4 +1,4 @@
-"""In-process matches of two search settings on one network (``dlgo.match.inprocess``)."""
+"""In-process matches of two search settings on one network (``dlgo.zero.search_ab``)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from test_compiled_search import EncodedProjectionEvaluator
 
-from dlgo.match.inprocess import SearchPlayer, opening, parse_side, play_match
 from dlgo.search import PUCTAgent
+from dlgo.zero.search_ab import SearchPlayer, opening, parse_side, play_match
 
 
 def test_sides_parse_into_settings_and_typos_are_errors():

@@ -1,7 +1,7 @@
 """Two searches on one network, in one process, at a fixed number of visits a move: the quick
 A/B of search settings (exploration constant, visits, first-play urgency, Gumbel root search).
 
-    python -m dlgo.match.inprocess --model weights/zero-9x9.keras --a c=1.0 --b c=2.0 \
+    python -m dlgo.zero.search_ab --model weights/zero-9x9.keras --a c=1.0 --b c=2.0 \
         --visits 400 --games 100
 
 Games come in pairs: one opening of ``--opening`` moves drawn from the network's policy, then
