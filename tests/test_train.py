@@ -139,6 +139,34 @@ def test_warm_start_copies_weights_and_checks_the_network(one_epoch) -> None:
         _warm_start(zero_model(16, blocks=1, filters=4), str(one_epoch / "model.keras"), "zero")
 
 
+def test_fit_to_time_ends_the_rate_curve_with_the_minutes(archives, tmp_path, capsys) -> None:
+    out = tmp_path / "timed"
+    args = [*base_args(out, archives), "--epochs", "1000", "--max-minutes", "0.35", "--fit-to-time"]
+    assert train_main([*args, "--lr-min", "1e-6"]) == 0
+    assert "fit-to-time:" in capsys.readouterr().err
+    state = json.loads((out / "state.json").read_text())
+    fitted = state["config"]["epochs"]
+    assert 2 <= fitted < 1000 and state["epochs_done"] in (fitted - 1, fitted)
+    rates = [float(r["lr"]) for r in log_rows(out)]
+    assert rates == sorted(rates, reverse=True) and rates[-1] < 0.5e-3  # peak 1e-3, annealed
+    again = ["supervised", "--out", str(tmp_path / "untimed"), "--sources", str(archives), "--fit-to-time"]
+    assert train_main(again) == 2
+    assert "needs --max-minutes" in capsys.readouterr().err
+
+
+def test_mixed_precision_trains_in_bfloat16_and_exports_float32(archives, tmp_path) -> None:
+    out = tmp_path / "mixed"
+    assert train_main([*base_args(out, archives), "--epochs", "1", "--mixed-precision"]) == 0
+    assert keras.config.dtype_policy().name == "float32"  # the global policy is put back
+    checkpoint = keras.saving.load_model(out / "checkpoint-001.keras", compile=False)
+    assert checkpoint.get_layer("stem_conv").dtype_policy.name == "mixed_bfloat16"
+    assert checkpoint.get_layer("policy").dtype_policy.name == "float32"  # softmax outside bfloat16
+    loaded = load_model(out / "model.keras")
+    assert {layer.dtype_policy.name for layer in loaded.model.layers} == {"float32"}
+    assert all(np.array_equal(a, b) for a, b in zip(loaded.model.get_weights(), checkpoint.get_weights()))
+    assert loaded.card.training["precision"] == "mixed_bfloat16"
+
+
 @pytest.mark.parametrize("kind", ["cosine", "step", "constant"])
 def test_schedule_matches_its_python_twin(kind) -> None:
     schedule = WarmupSchedule(kind, 0.1, total_steps=100, warmup_steps=10, lr_min=0.001)

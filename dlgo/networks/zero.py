@@ -74,6 +74,8 @@ def zero_model(
     from keras import layers, regularizers
 
     reg = regularizers.L2(l2) if l2 else None
+    # Under a mixed (bfloat16) policy the logits and outputs stay float32: 8 bits blur a softmax.
+    out_dtype = "float32" if keras.config.dtype_policy().name.startswith("mixed") else None
 
     def conv(x, n, k, label):
         return layers.Conv2D(
@@ -100,20 +102,21 @@ def zero_model(
 
     p = layers.ReLU(name="policy_relu")(bn(conv(x, policy_channels, 1, "policy_conv"), "policy_bn"))
     board_logits = layers.Flatten(name="policy_board")(
-        layers.Conv2D(1, 1, kernel_regularizer=reg, name="policy_logits")(p)
+        layers.Conv2D(1, 1, kernel_regularizer=reg, name="policy_logits", dtype=out_dtype)(p)
     )
     pooled = layers.Concatenate(name="policy_pool")(
         [layers.GlobalAveragePooling2D(name="policy_avg")(p), layers.GlobalMaxPooling2D(name="policy_max")(p)]
     )
-    pass_logit = layers.Dense(1, kernel_regularizer=reg, name="policy_pass")(pooled)
-    policy = layers.Softmax(name="policy")(layers.Concatenate(name="policy_concat")([board_logits, pass_logit]))
+    pass_logit = layers.Dense(1, kernel_regularizer=reg, name="policy_pass", dtype=out_dtype)(pooled)
+    logits = layers.Concatenate(name="policy_concat")([board_logits, pass_logit])
+    policy = layers.Softmax(name="policy", dtype=out_dtype)(logits)
 
     v = layers.ReLU(name="value_relu")(bn(conv(x, value_channels, 1, "value_conv"), "value_bn"))
     value_pool = layers.Concatenate(name="value_pool")(
         [layers.GlobalAveragePooling2D(name="value_avg")(v), layers.GlobalMaxPooling2D(name="value_max")(v)]
     )
     v = layers.Dense(value_hidden, activation="relu", kernel_regularizer=reg, name="value_hidden")(value_pool)
-    value = layers.Dense(1, activation="tanh", kernel_regularizer=reg, name="value")(v)
+    value = layers.Dense(1, activation="tanh", kernel_regularizer=reg, name="value", dtype=out_dtype)(v)
     outputs = [policy, value]
     if ownership:
         o = layers.ReLU(name="ownership_relu")(bn(conv(x, aux_channels, 1, "ownership_conv"), "ownership_bn"))

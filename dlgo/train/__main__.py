@@ -59,6 +59,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-j", "--jobs", type=int, help="data worker processes (default: one per core)")
     p.add_argument("--init", help="start from this model's weights (same network), e.g. weights/zero-19x19.keras")
     p.add_argument("--max-minutes", type=float, help="stop after the epoch that would pass this (resume later)")
+    p.add_argument(
+        "--fit-to-time", action="store_true", help="measure epoch 1, then fit the schedule's epochs into --max-minutes"
+    )
+    p.add_argument(
+        "--mixed-precision", action="store_true", help="bfloat16 compute (GPU); weights and model.keras stay float32"
+    )
     p.add_argument("--notes", default="", help="text for the model card")
     return parser
 

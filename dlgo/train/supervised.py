@@ -39,6 +39,7 @@ from dlgo.data.generator import DataGenerator, Prefetch
 from dlgo.data.processor import GoDataProcessor, Manifest
 from dlgo.data.split import DEFAULT_SEED, DEFAULT_TEST_FRACTION, Split
 from dlgo.encoders import get_encoder_by_name
+from dlgo.train.precision import StepTimer, float32_copy, restored_dtype_policy
 
 if TYPE_CHECKING:
     import keras
@@ -102,6 +103,8 @@ class SupervisedConfig:
     jobs: int | None = None
     init: str | None = None
     max_minutes: float | None = None
+    fit_to_time: bool = False  # size the schedule to max_minutes from the first epoch's speed
+    mixed_precision: bool = False  # bfloat16 compute (GPUs, AMX CPUs); weights and export stay float32
     games_per_chunk: int = 48
     command: str = ""
     notes: str = ""
@@ -214,6 +217,11 @@ def _cycle(items: list) -> Iterator:
 
 def train_supervised(config: SupervisedConfig, resume: bool = False, progress: bool = True) -> dict[str, Any]:
     """Train (or resume) as configured; returns a summary (also in ``state.json``)."""
+    with restored_dtype_policy():  # --mixed-precision sets Keras' global policy for this run only
+        return _train(config, resume, progress)
+
+
+def _train(config: SupervisedConfig, resume: bool, progress: bool) -> dict[str, Any]:
     out = Path(config.out)
     state = _read_state(out)
     if resume:
@@ -229,6 +237,8 @@ def train_supervised(config: SupervisedConfig, resume: bool = False, progress: b
         config = stored
     elif state is not None:
         raise TrainingError(f"{out} already holds a run ({STATE}): use --resume to continue it or choose another --out")
+    if config.fit_to_time and not config.max_minutes and not resume:
+        raise TrainingError("--fit-to-time needs --max-minutes (the time to fit the schedule into)")
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
 
@@ -256,6 +266,8 @@ def train_supervised(config: SupervisedConfig, resume: bool = False, progress: b
 
     encoder = get_encoder_by_name(config.encoder, config.size)
     keras.utils.set_random_seed(config.seed)
+    if config.mixed_precision:
+        keras.mixed_precision.set_global_policy("mixed_bfloat16")
 
     gen = DataGenerator.from_folder(config.data_dir, "train", batch_size=config.batch_size, seed=config.seed)
     steps_per_epoch = int(config.steps_per_epoch or gen.steps_per_pass())
@@ -307,16 +319,23 @@ def train_supervised(config: SupervisedConfig, resume: bool = False, progress: b
     start = initial_epoch * steps_per_epoch * config.batch_size
     verbose = 1 if (progress and sys.stderr.isatty()) else 2
     warnings.filterwarnings("ignore", message=r".*`shuffle=True` was passed.*")  # our stream is shuffled
-    model.fit(
-        _train_stream(gen, start, config.augment, value_head),
-        steps_per_epoch=steps_per_epoch,
-        epochs=config.epochs,
-        initial_epoch=initial_epoch,
-        validation_data=_cycle(val) if val else None,
-        validation_steps=len(val) if val else None,
-        callbacks=[checkpointer.as_callback()],
-        verbose=verbose,
-    )
+    stream = _train_stream(gen, start, config.augment, value_head)
+    validation = dict(validation_data=_cycle(val), validation_steps=len(val)) if val else {}
+    fit_args = dict(steps_per_epoch=steps_per_epoch, verbose=verbose, **validation)
+    callbacks = [checkpointer.as_callback()]
+    if config.fit_to_time and initial_epoch == 0 and config.epochs > 1:
+        # Epoch 1 measures the speed; the rate's curve then ends when --max-minutes does.
+        timer = StepTimer()
+        model.fit(stream, epochs=1, callbacks=[*callbacks, timer.as_callback()], **fit_args)
+        left = config.max_minutes * 60 - (time.monotonic() - started) - timer.first_batch_seconds
+        per_epoch = steps_per_epoch * timer.step_seconds * 1.03 + checkpointer.save_seconds + 1.0
+        config.epochs = 1 + max(0, int(left // per_epoch))
+        print(f"fit-to-time: {timer.step_seconds:.4f} s a step: {config.epochs} epochs", file=sys.stderr)
+        schedule.total_steps = steps_per_epoch * config.epochs
+        model.train_function = None  # the schedule is traced into the train step: build it again
+        initial_epoch = 1
+    if initial_epoch < config.epochs:
+        model.fit(stream, epochs=config.epochs, initial_epoch=initial_epoch, callbacks=callbacks, **fit_args)
     return checkpointer.summary
 
 
@@ -351,6 +370,7 @@ class EpochEnd:
         self.steps, self.history = steps, history
         self.train_seconds, self.seen, self.started = train_seconds, seen, started
         self.summary: dict[str, Any] = {}
+        self.save_seconds = 0.0  # what the last epoch's checkpoint and export took
         self._epoch_started = 0.0
 
     def as_callback(self) -> keras.callbacks.Callback:
@@ -378,7 +398,9 @@ class EpochEnd:
         row |= {"seconds": round(seconds, 1), "positions_seen": self.seen}
         row["positions_per_second"] = round(positions / seconds, 1) if seconds > 0 else None
         self.history.append(row)
+        saving = time.monotonic()
         self._save(epoch + 1, row)
+        self.save_seconds = time.monotonic() - saving
         if self.config.max_minutes is not None:
             elapsed = time.monotonic() - self.started
             if elapsed + seconds > self.config.max_minutes * 60 and epoch + 1 < self.config.epochs:
@@ -436,9 +458,8 @@ class EpochEnd:
 
         from dlgo.inference import save_model
 
-        clone = keras.models.clone_model(self.model)
-        clone.set_weights(self.model.get_weights())
         c, m = self.config, self.manifest
+        clone = float32_copy(self.model, c.mixed_precision, c.network, self.encoder, c.blocks, c.filters)
         save_model(
             clone,
             self.out / MODEL,
@@ -469,6 +490,7 @@ class EpochEnd:
                 "init": c.init,
                 "train_seconds": round(self.train_seconds, 1),
                 "backend": keras.backend.backend(),
+                "precision": "mixed_bfloat16" if c.mixed_precision else "float32",
             },
             metrics={"validation": self.summary["validation"]},
             notes=c.notes,
