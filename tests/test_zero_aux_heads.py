@@ -53,13 +53,19 @@ def test_aux_heads_and_pooling_play_every_size_with_the_same_weights():
 
 
 @pytest.mark.parametrize(
-    "name, aux", [("zero-19x19.keras", False), ("zero-9x9.keras", True)], ids=["two-heads", "aux-heads"]
+    "name, aux, blocks, filters",
+    [
+        ("zero-19x19.keras", False, 10, 128),
+        ("zero-19x19-4x48.keras", False, 4, 48),
+        ("zero-9x9.keras", True, 4, 48),
+    ],
+    ids=["two-heads", "two-heads-4x48", "aux-heads"],
 )
-def test_the_networks_are_unchanged_and_the_shipped_weights_load_into_them(name, aux):
-    """The default network builds the shipped 19x19 one layer for layer; with both heads and
-    global pooling, the shipped 9x9 one (generation 5 of the aux-head loop)."""
+def test_the_networks_are_unchanged_and_the_shipped_weights_load_into_them(name, aux, blocks, filters):
+    """The default network builds the shipped 19x19 ones layer for layer (the 10x128 trained
+    under mixed precision included); with both heads and global pooling, the shipped 9x9 one."""
     shipped = keras.saving.load_model(ROOT / "weights" / name, compile=False)
-    fresh = zero_model(16, blocks=4, filters=48, ownership=aux, score=aux, global_pooling=aux)
+    fresh = zero_model(16, blocks=blocks, filters=filters, ownership=aux, score=aux, global_pooling=aux)
     assert [layer.name for layer in fresh.layers] == [layer.name for layer in shipped.layers]
     fresh.set_weights(shipped.get_weights())  # same shapes in the same order
     x = _planes(np.random.default_rng(1), 3, 9)

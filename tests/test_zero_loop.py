@@ -439,7 +439,7 @@ def test_loop_command_line_reports_bad_config_and_status(tmp_path):
     assert r.returncode == 2 and "bad.toml" in r.stderr and r.stdout == ""
     good = tmp_path / "good.toml"
     shutil.copy(ROOT / "configs" / "train" / "zero-train-9x9.toml", good)
-    text = good.read_text().replace('init_model = "../../weights/zero-19x19.keras"', 'init_model = ""')
+    text = good.read_text().replace('init_model = "../../weights/zero-19x19-4x48.keras"', 'init_model = ""')
     good.write_text(text.replace('out = "../../runs/zero-9x9"', f'out = "{tmp_path / "run"}"'))
     r = subprocess.run(
         [sys.executable, "-m", "dlgo.zero.loop", "--config", str(good), "--status"],
