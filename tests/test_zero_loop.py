@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -446,6 +447,32 @@ def test_loop_command_line_reports_bad_config_and_status(tmp_path):
         capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
     assert r.returncode == 0 and "iteration 0" in r.stdout and "generation 0" in r.stdout
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["int", "term"])
+def test_loop_started_in_the_background_stops_cleanly_on_a_signal(tmp_path, signum):
+    """`cmd &` starts the loop with SIGINT ignored; `kill -INT` and `kill` still stop it with its
+    state saved and the message that the same command resumes."""
+    good = tmp_path / "good.toml"
+    text = (ROOT / "configs" / "train" / "zero-train-9x9.toml").read_text()
+    text = text.replace('init_model = "../../weights/zero-19x19-4x48.keras"', 'init_model = ""')
+    good.write_text(text.replace('out = "../../runs/zero-9x9"', f'out = "{tmp_path / "run"}"'))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dlgo.zero.loop", "--config", str(good), "--no-progress"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "iteration 0 (selfplay)" in line:
+                break
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=120)  # a loop that ignores the signal fails here
+        assert proc.returncode == 130 and "interrupted; the same command resumes" in err
+    finally:
+        proc.kill()
+    assert (tmp_path / "run").is_dir()
 
 
 def test_zero_agent_plays_a_move_from_the_trained_candidate_kind_of_file(tmp_path):

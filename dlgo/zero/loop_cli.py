@@ -62,7 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt  # `kill` stops like Ctrl-C: state saved, workers stopped
 
-    signal.signal(signal.SIGTERM, stop)
+    # SIGINT too: a loop started in the background (`cmd &`) inherits SIGINT ignored, and
+    # `kill -INT` must still stop it cleanly.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, stop)
     try:
         loop.run(args.iterations, args.max_minutes)
     except KeyboardInterrupt:
