@@ -19,7 +19,15 @@ import re
 import sys
 from collections.abc import Sequence
 
-from gtp_engine.config import Config, ConfigError, check_model_files, default_config_path, int8_model_files, load_config
+from gtp_engine.config import (
+    Config,
+    ConfigError,
+    check_model_files,
+    default_config_path,
+    int8_model_files,
+    load_config,
+    model_files,
+)
 
 __all__ = ["main"]
 
@@ -71,7 +79,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--prepare",
         action="store_true",
-        help="make what the config's networks need before a game (their int8 models), print the files and exit",
+        help="make what a game would wait for (the networks' int8 models, printed; the agents' compiled "
+        "kernels, warmed up) and exit",
     )
     return parser.parse_args(argv)
 
@@ -86,18 +95,49 @@ def _reserve_stdout() -> object:
 
 
 def _prepare(config: Config) -> int:
-    """``--prepare``: the int8 model of every network the config plays on int8, made now (in
-    this process, no game running) unless cached; one line on stderr per network that fails."""
+    """``--prepare``: what a game would otherwise wait for, made now (in this process, no game
+    running): the int8 model of every network the config plays on int8 (its file printed), then
+    every agent the engine builds at start-up, built and warmed up once, so that numba's kernels
+    are compiled into their cache (half a minute on 2 cores after a fresh checkout or an update).
+    One line on stderr per network or agent that fails, exit status 1 if any did; a config whose
+    model files are missing (weights still to train) warms no agent and says so, with status 0."""
+    import time
+
     from dlgo.inference.files import load_model
     from dlgo.inference.quantize import ensure_int8
+    from gtp_engine.agent_pool import AgentPool
 
     status = 0
     for path in int8_model_files(config):
         try:
-            print(ensure_int8(load_model(path, lazy=True)))
+            print(ensure_int8(load_model(path, lazy=True)), flush=True)
         except Exception as e:  # a damaged model, no quantization tools: the engine plays fp32
             print(f"dlgo-gtp: --prepare: {path}: int8 model not made: {e}", file=sys.stderr)
             status = 1
+    missing = [path for _, path in model_files(config) if path and not os.path.exists(path)]
+    if missing:  # weights still to train or fetch (the engine refuses this config until then)
+        print(f"dlgo-gtp: --prepare: no agent warmed: {', '.join(missing)}: not found", file=sys.stderr)
+        return status
+    try:
+        check_model_files(config)
+    except ConfigError as e:  # a damaged or unfit model file
+        print(f"dlgo-gtp: --prepare: no agent warmed: {e}", file=sys.stderr)
+        return 1
+    logging.disable(logging.CRITICAL)  # a failed build is the one line below, not a traceback too
+    pool = AgentPool(config)
+    for size in pool.startup_sizes():
+        started = time.monotonic()
+        try:
+            build = pool.build_now(size)
+        except Exception as e:  # noqa: BLE001 - no agent plays this size: nothing to warm
+            print(f"dlgo-gtp: --prepare: {size}x{size}: {e}", file=sys.stderr)
+            continue
+        if build.error is not None:
+            print(f"dlgo-gtp: --prepare: {size}x{size}: {build.error}", file=sys.stderr)
+            status = 1
+        else:
+            seconds = time.monotonic() - started
+            print(f"dlgo-gtp: --prepare: agent {build.name} for {size}x{size} warm ({seconds:.1f} s)", file=sys.stderr)
     return status
 
 
@@ -107,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.config = default_config_path()  # the shipped default: what the README's quick start plays
     try:
         config = load_config(args.config, args.set)
-        if args.prepare:  # only the int8 networks: each failure is its own line
+        if args.prepare:  # each failure is its own line
             return _prepare(config)
         check_model_files(config)  # now, not as a `?` at the first genmove of a game
     except ConfigError as e:

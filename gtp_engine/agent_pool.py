@@ -17,7 +17,7 @@ from typing import Any
 from dlgo import agent_registry as registry
 from dlgo.agent.base import Agent
 from dlgo.deadstones import count
-from dlgo.goboard import GameState
+from dlgo.goboard import MAX_SIZE, MIN_SIZE, GameState
 from dlgo.search import SearchAgent, SearchBudget
 from gtp_engine.config import Config
 from gtp_engine.protocol import UNACCEPTABLE_SIZE, GtpError
@@ -127,6 +127,32 @@ class AgentPool:
         name = self.config.agent_name()
         params = self.config.section(name)
         return (name, params) if registry.get(name).supports_size(params, rows) else None
+
+    def startup_sizes(self) -> list[int]:
+        """Board sizes whose agents are built at start-up: the start-up size, every ``[size.N]``
+        of the config, and one size the top-level agent plays if no other has it built."""
+        start = self.config.get("engine.board_size")
+        sizes = [start, *sorted(self.config.as_dict()["size"])]
+        top = (self.config.agent_name(), self.config.section(self.config.agent_name()))
+        if all(self.resolve(n, n) != top for n in sizes):
+            for n in (19, 13, 9, 7, *range(MIN_SIZE, MAX_SIZE + 1)):
+                if self.resolve(n, n) == top:
+                    sizes.append(n)
+                    break
+        return list(dict.fromkeys(sizes))
+
+    def build_now(self, size: int) -> AgentBuild:
+        """Build and warm up this board size's agent in the calling thread (``--prepare``: no
+        game, nothing in the background); the build, its ``error`` set if it failed."""
+        _, _, build = self.request(size, size, first=False)
+        with self._lock:
+            mine = build in self._queue
+            if mine:
+                self._queue.remove(build)
+        if mine:
+            self._build(build)
+        build.done.wait()  # another size with the same agent built it, or the background does
+        return build
 
     def request(
         self, rows: int, cols: int, first: bool = True

@@ -14,7 +14,6 @@ import logging
 import time
 from typing import Any
 
-from dlgo.goboard import MAX_SIZE, MIN_SIZE
 from gtp_engine.agent_pool import AgentPool
 from gtp_engine.channel import Channel, Line, OutputClosed
 from gtp_engine.commands import COMMANDS, Handler
@@ -58,20 +57,7 @@ class Engine:
         self.began = self.arrived  # when the engine began it: later if it waited behind a search
         self.streaming = False  # the current response has begun (analysis, genmove_analyze)
         if config.get("engine.preload"):
-            self.agents.preload(self._sizes_named())
-
-    def _sizes_named(self) -> list[int]:
-        """Board sizes whose agents are built at start-up: the start-up size, every ``[size.N]``
-        of the config, and one size the top-level agent plays if no other has it built."""
-        start = self.config.get("engine.board_size")
-        sizes = [start, *sorted(self.config.as_dict()["size"])]
-        top = (self.config.agent_name(), self.config.section(self.config.agent_name()))
-        if all(self.agents.resolve(n, n) != top for n in sizes):
-            for n in (19, 13, 9, 7, *range(MIN_SIZE, MAX_SIZE + 1)):
-                if self.agents.resolve(n, n) == top:
-                    sizes.append(n)
-                    break
-        return list(dict.fromkeys(sizes))
+            self.agents.preload(self.agents.startup_sizes())
 
     # --- main loop -------------------------------------------------------------------------
     def run(self) -> int:

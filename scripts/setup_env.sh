@@ -28,23 +28,27 @@ if [ ! -f "$stamp" ] || [ setup.cfg -nt "$stamp" ] || [ pyproject.toml -nt "$sta
     .venv/bin/python -m pip install --quiet -e ".${extras:+[$extras]}" >&2
     touch "$stamp"
 fi
-# The int8 models of the networks the engine configs play on the int8 runtime (zero.runtime),
-# made once here (about half a minute on 2 cores) so that no game waits for them; made again when
-# a network, a config or the calibration games changed. A failure is one warning and is not
-# retried at every start: the engine then makes them in the background at start-up, or plays fp32.
-int8_stamp=".venv/.int8-models"
+# What a game would otherwise wait for, made once here (`python -m gtp_engine --prepare`, about a
+# minute on 2 cores): the int8 models of the networks the engine configs play on the int8 runtime
+# (zero.runtime), and every agent built and warmed up once, so that numba's compiled kernels are in
+# their cache (without it the first engine start compiles them for half a minute and plays quick
+# moves meanwhile). Made again when a network, a config, the calibration games or the code changed
+# (numba recompiles a changed source file). A failure is one warning and is not retried at every
+# start: the engine then makes what is missing in the background at start-up, or plays fp32.
+prepared_stamp=".venv/.prepared"
 changed() {
     find weights configs/engine dlgo/inference/calibration \( -name '*.keras' -o -name '*.toml' -o -name '*.sgf' \) \
-        -newer "$int8_stamp" -print -quit
+        -newer "$prepared_stamp" -print -quit
+    find dlgo gtp_engine -name '*.py' -newer "$prepared_stamp" -print -quit
 }
-if [ ! -f "$int8_stamp" ] || [ -n "$(changed)" ]; then
-    : >.venv/.int8-models.log
+if [ ! -f "$prepared_stamp" ] || [ -n "$(changed)" ]; then
+    : >.venv/.prepare.log
     for config in configs/engine/*.toml; do
         TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python -m gtp_engine --config "$config" --prepare \
-            >/dev/null 2>>.venv/.int8-models.log || failed="$config"
+            >/dev/null 2>>.venv/.prepare.log || failed="$config"
     done
     if [ -n "${failed:-}" ]; then
-        echo "warning: int8 models not made ($(tail -n 1 .venv/.int8-models.log)); the engine makes them at start-up or plays fp32" >&2
+        echo "warning: $failed: not all prepared ($(grep -- '--prepare' .venv/.prepare.log | tail -n 1)); the engine makes what is missing at start-up or plays fp32" >&2
     fi
-    touch "$int8_stamp"
+    touch "$prepared_stamp"
 fi

@@ -136,3 +136,24 @@ def test_the_engine_prepares_the_int8_files_its_config_plays(model, tmp_path) ->
 def test_a_failing_child_process_is_one_line(tmp_path) -> None:
     why = quantize.quantize_in_subprocess(tmp_path / "nothing.keras", timeout=120)
     assert why is not None and "nothing.keras" in why and "\n" not in why
+
+
+def test_prepare_builds_and_warms_the_agents_the_engine_starts_with(model, tmp_path) -> None:
+    """``--prepare`` also builds every agent the engine would build at start-up, once, with its
+    warm-up search (numba's kernels compiled into their cache, the network answering), so that a
+    fresh install's first game is searched and not played with quick moves; a damaged model file
+    is one line naming it and exit status 1."""
+    config = tmp_path / "engine.toml"
+    body = f'agent = "zero"\n[engine]\nboard_size = 9\n[zero]\nmodel = "{model}"\nruntime = "fp32"\n'
+    config.write_text(body + '[size.7]\nagent = "mcts"\n')
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    args = [sys.executable, "-m", "gtp_engine", "--config", str(config), "--prepare"]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
+    warm = sorted(line.split(": ")[-1].split(" (")[0] for line in proc.stderr.splitlines() if " warm (" in line)
+    assert proc.returncode == 0 and warm == ["agent mcts for 7x7 warm", "agent zero for 9x9 warm"], proc
+    damaged = tmp_path / "damaged.keras"
+    damaged.write_bytes(b"not a zip file")
+    config.write_text(body + f'[size.7.zero]\nmodel = "{damaged}"\n')
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
+    failed = [line for line in proc.stderr.splitlines() if line.startswith("dlgo-gtp: --prepare: no agent warmed")]
+    assert proc.returncode == 1 and len(failed) == 1 and str(damaged) in failed[0], proc
