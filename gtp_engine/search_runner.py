@@ -29,7 +29,7 @@ from gtp_engine.game import position_for
 from gtp_engine.protocol import GtpError, color_name, format_move
 from gtp_engine.quickmove import quick_move
 from gtp_engine.resign_history import ResignHistory
-from gtp_engine.time_control import BudgetSettings, move_budget, move_limit
+from gtp_engine.time_control import BudgetSettings, move_budget, move_limit, time_banks
 
 if TYPE_CHECKING:
     from gtp_engine.engine import Engine
@@ -160,7 +160,9 @@ class SearchRunner:
             deadline=self.deadline(player, started, seconds),
             overhead_floor=engine.section("time")["move_overhead"],
             build=build,
-            budget=SearchBudget(stop=threading.Event()),
+            budget=SearchBudget(
+                stop=threading.Event(), banks_time=time_banks(engine.clock.control, engine.clock.clocks[player])
+            ),
             settings=settings,
             opponent_passed=engine.game.opponent_passed(player),
             move_number=engine.game.num_moves + 1,

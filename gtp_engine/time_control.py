@@ -38,6 +38,7 @@ __all__ = [
     "Clock",
     "BudgetSettings",
     "move_budget",
+    "time_banks",
     "move_limit",
     "game_phase_weight",
     "process_started",
@@ -252,6 +253,18 @@ def game_phase_weight(empty: int, points: int) -> float:
     if filled <= 0.35:
         return 0.7 + 0.8 * math.sin(0.5 * math.pi * filled / 0.35)
     return 1.0 + 0.5 * math.cos(0.5 * math.pi * (filled - 0.35) / 0.35)
+
+
+def time_banks(control: TimeControl, clock: PlayerClock) -> bool:
+    """Whether thinking time a move leaves unused is kept for later moves: not under a fixed time
+    per move (no clock kept), not in a byo-yomi period, which comes back whole for every move, and
+    not for the last stone of a Canadian period (GTP's ``time_settings 0 T 1`` is one per move).
+    Where it is not, a search does not stop early (``SearchBudget.banks_time``)."""
+    if control.system == "none":
+        return False
+    if clock.in_overtime and control.system == "byoyomi":
+        return False
+    return not (clock.in_overtime and control.system == "canadian" and clock.stones <= 1)
 
 
 def move_budget(

@@ -348,3 +348,20 @@ def test_a_root_whose_evaluation_failed_is_evaluated_again() -> None:
     evaluator.fail_after = None
     result = search.search(first, SearchBudget(max_visits=100))
     assert result.visits == 100 and result.candidates
+
+
+@pytest.mark.parametrize("tree", ["compiled", "python"])
+def test_a_search_whose_time_does_not_bank_never_stops_early(tree: str) -> None:
+    """A limited search stops once the most visited move cannot be overtaken, unless its budget
+    says the time left would be lost (a fixed time per move, a byo-yomi period): then it runs to
+    its limit, deepening the tree that the next move reuses."""
+    state = _midgame(9, 3)
+    settings = SearchSettings(batch_size=8, pipeline=False)
+    if tree == "compiled":
+        search = CompiledPUCTSearch(EncodedProjectionEvaluator(9), settings)
+    else:
+        search = PUCTSearch(ProjectionEvaluator(9), settings)
+    early = search.search(state, SearchBudget(max_visits=1000)).visits
+    search.clear()
+    full = search.search(state, SearchBudget(max_visits=1000, banks_time=False)).visits
+    assert early < 1000 and full == 1000, (early, full)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from gtp_client import EngineProcess, SimClock, play_against_gnugo
+from gtp_client import EngineProcess, InProcessEngine, SimClock, play_against_gnugo
 
 from dlgo.gotypes import Player
 from gtp_engine.protocol import GtpError
@@ -21,6 +21,7 @@ from gtp_engine.time_control import (
     move_limit,
     parse_gtp_time_settings,
     parse_time_settings,
+    time_banks,
 )
 
 S = BudgetSettings(lag_buffer=1.0, min_moves_left=10, moves_left_factor=0.4, minimum=0.02, max_seconds=0.0)
@@ -143,6 +144,28 @@ def test_fischer_budgets() -> None:
     assert move_budget(capped, PlayerClock(60), S, 10, 81) >= 5.0  # the increment would be lost
     per_move = TimeControl("fischer", 600, 5, 0, None, 3.0)
     assert move_budget(per_move, PlayerClock(600), S, 60, 81) <= 2.0
+
+
+def test_time_banks_only_where_a_move_can_save_it_for_later() -> None:
+    """Searches stop early (the best move cannot be overtaken) only where the time saved is kept."""
+    assert not time_banks(TimeControl.from_gtp(0, 1, 0), PlayerClock())  # no clock: time per move
+    assert time_banks(TimeControl("absolute", 300), PlayerClock(200, 0))
+    assert time_banks(TimeControl("fischer", 60, 5), PlayerClock(40, 0))
+    byoyomi = TimeControl("byoyomi", 60, 10, 3)
+    assert time_banks(byoyomi, PlayerClock(50, 0)) and not time_banks(byoyomi, PlayerClock(10, 2))
+    canadian = TimeControl.from_gtp(0, 30, 5)
+    assert time_banks(canadian, PlayerClock(30, 5)) and not time_banks(canadian, PlayerClock(8, 1))
+    assert not time_banks(TimeControl.from_gtp(0, 2, 1), PlayerClock(2, 1))  # simple: one stone a period
+
+
+def test_the_engine_tells_its_search_whether_time_banks() -> None:
+    eng = InProcessEngine("engine.preload=false", config="configs/engine/random.toml")
+    banks = []
+    for settings in ("0 5 1", "300 5 1", "0 60 10"):
+        if settings != "0 5 1":
+            eng.ok(f"time_settings {settings}")
+        banks.append(eng.engine.runner.plan_move(Player.black).budget.banks_time)
+    assert banks == [False, True, True]  # no clock yet (time per move), main time, 10 stones a period
 
 
 def test_clock_keeping() -> None:

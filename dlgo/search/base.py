@@ -38,12 +38,16 @@ class SearchBudget:
     Seconds count from the budget's creation, so a budget made when a command arrives includes
     everything done before the search starts. ``deadline`` is a ``time.monotonic()`` instant.
     ``None`` for visits, seconds and deadline means "until stopped" (analysis mode).
+    ``banks_time``: time the search leaves unused is kept for later moves (main time of a clock);
+    False under a fixed time per move or in a byo-yomi period, which comes back whole for every
+    move: the search then never stops early, as what it adds under the chosen move is reused.
     """
 
     max_visits: int | None = None
     max_seconds: float | None = None
     stop: threading.Event | None = None
     deadline: float | None = None
+    banks_time: bool = True
 
     def __post_init__(self) -> None:
         self._start = time.monotonic()

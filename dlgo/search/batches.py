@@ -208,5 +208,7 @@ class BatchedTreeSearch:
             return False
         if len(n) == 1:
             return bool(n[0] > 0)
+        if not budget.banks_time:  # the time would be lost: deepen the tree the next move reuses
+            return False
         top2 = np.partition(n, len(n) - 2)[-2:]
         return float(top2[1] - top2[0]) > remaining

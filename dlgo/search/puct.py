@@ -23,7 +23,8 @@ instead (except in self-play), and the tree keeps those answers for the result
 the previous root (our move and the opponent's answer, or a pondered position) starts from the
 matching subtree with its statistics. Budgets count the root's visits, reused ones included
 (as Leela Zero and KataGo count ``visits``), and a limited search stops as soon as the most
-visited move can no longer be overtaken.
+visited move can no longer be overtaken (unless its budget's time does not bank:
+``SearchBudget.banks_time``).
 """
 
 from __future__ import annotations
