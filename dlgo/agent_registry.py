@@ -189,6 +189,7 @@ def _build_mcts(params: Mapping[str, Any], size: int) -> SearchAgent:
 
 
 _SEED = Param(int, -1, "random seed; -1 seeds from the system", minimum=-1)
+_THREADS = Param(int, 0, "ONNX Runtime threads; 0 = all cores or one, whichever is faster as it plays", minimum=0)
 
 
 def _game_tree_builder(name: str) -> Callable[[Mapping[str, Any], int], Agent]:
@@ -257,7 +258,7 @@ register(
         params={
             "model": _MODEL,
             "seed": _SEED,
-            "threads": Param(int, 0, "ONNX Runtime threads; 0 = all cores", minimum=0),
+            "threads": _THREADS,
             "symmetry": Param(
                 str,
                 "average",
@@ -306,7 +307,6 @@ def _build_alphago(params: Mapping[str, Any], size: int) -> SearchAgent:
 _BATCH = Param(int, 16, "leaves evaluated per network call (virtual loss spreads them)", minimum=1, maximum=256)
 _REUSE = Param(bool, True, "keep the subtree of the moves played for the next search")
 _CACHE = Param(int, 50000, "network answers kept in the position cache (0: none; 1.5 KB each on 19x19)", minimum=0)
-_THREADS = Param(int, 0, "ONNX Runtime threads; 0 = all cores", minimum=0)
 
 register(
     AgentType(

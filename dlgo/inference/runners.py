@@ -174,6 +174,18 @@ def _session(path: Path, threads: int | None):
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
+def _sessions(path: Path, threads: int | None):
+    """(the session, a ``SessionChooser`` or None): with ``threads`` unset on a machine with more
+    than one core, a one-thread session beside the all-cores one, the faster of the two answering
+    (``dlgo.inference.threads``: a busy machine makes the one thread faster)."""
+    session = _session(path, threads)
+    if threads or (os.cpu_count() or 1) < 2:
+        return session, None
+    from dlgo.inference.threads import SessionChooser
+
+    return session, SessionChooser([session, _session(path, 1)])
+
+
 def _dim(value) -> int | None:
     return value if isinstance(value, int) else None
 
@@ -190,7 +202,7 @@ class OnnxRunner:
             onnx_path = Path(self._tmpdir.name) / "model.onnx"
             export_onnx(model, onnx_path)
         self.path = Path(onnx_path)
-        self.session = _session(self.path, threads)
+        self.session, self._chooser = _sessions(self.path, threads)
         self._input = self.session.get_inputs()[0].name
         self.order = self._match_outputs(model)
 
@@ -203,7 +215,7 @@ class OnnxRunner:
         runner = cls.__new__(cls)
         runner._tmpdir = None
         runner.path = Path(onnx_path)
-        runner.session = _session(runner.path, threads)
+        runner.session, runner._chooser = _sessions(runner.path, threads)
         runner._input = runner.session.get_inputs()[0].name
         runner.reorder(list(range(len(runner.session.get_outputs()))) if order is None else order)
         return runner
@@ -251,7 +263,8 @@ class OnnxRunner:
         return order
 
     def __call__(self, x: np.ndarray) -> list[np.ndarray]:
-        out = self.session.run(None, {self._input: np.ascontiguousarray(x, dtype=np.float32)})
+        feed = {self._input: np.ascontiguousarray(x, dtype=np.float32)}
+        out = self.session.run(None, feed) if self._chooser is None else self._chooser.run(feed, len(x))
         return [out[j] for j in self.order]
 
 
