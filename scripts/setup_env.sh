@@ -29,7 +29,7 @@ if [ ! -f "$stamp" ] || [ setup.cfg -nt "$stamp" ] || [ pyproject.toml -nt "$sta
     touch "$stamp"
 fi
 # What a game would otherwise wait for, made once here (`python -m gtp_engine --prepare`, about a
-# minute on 2 cores): the int8 models of the networks the engine configs play on the int8 runtime
+# minute and a half on 2 cores): the int8 models of the networks the engine configs play on the int8 runtime
 # (zero.runtime), and every agent built and warmed up once, so that numba's compiled kernels are in
 # their cache (without it the first engine start compiles them for half a minute and plays quick
 # moves meanwhile). Made again when a network, a config, the calibration games or the code changed
