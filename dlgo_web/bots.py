@@ -21,6 +21,7 @@ from pathlib import Path
 
 from dlgo import agent_registry as registry
 from dlgo.agent.base import Agent
+from dlgo.deadstones import Count, count
 from dlgo.goboard import GameState
 from dlgo.search import SearchAgent, SearchBudget
 from gtp_engine.config import Config, ConfigError, check_model_files, default_config_path, load_config
@@ -81,6 +82,12 @@ class Bot:
 
     def decision_settings(self, size: int) -> DecisionSettings:
         return DecisionSettings.from_config(self.config.section("resign", size), self.config.section("pass", size))
+
+    def final_count(self, state: GameState) -> Count:
+        """``state`` counted as a finished game is (the config's ``scoring``); the bot's pass after
+        the person's asks this count, so it passes only into a count the page then confirms."""
+        scoring = self.config.section("scoring", state.board.num_rows)
+        return count(state, scoring["playouts"], scoring["seed"])
 
     def section(self, name: str, size: int) -> dict:
         return self.config.section(name, size)

@@ -19,7 +19,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from dlgo.deadstones import Count, count
+from dlgo.deadstones import Count
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import fixed_handicap_points, max_fixed_handicap
@@ -229,6 +229,7 @@ class GameSession:
                     opponent_passed,
                     on_progress=lambda result: self._progress(generation, result),
                     previous_values=previous,
+                    final_count=self.bot.final_count,
                 )
             finally:
                 self.bot.release(size, agent)
@@ -281,8 +282,7 @@ class GameSession:
         self.message = f"Game over: {counted.result} ({why}; dead stones marked)."
 
     def count(self) -> Count:
-        scoring = self.bot.section("scoring", self.game.rows)
-        return count(self.game.state, scoring["playouts"], scoring["seed"])
+        return self.bot.final_count(self.game.state)
 
     # --- what the page shows ------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:

@@ -118,6 +118,16 @@ class _EngineReferee:
         return has_neutral_points(state, count(state, self.playouts))
 
 
+def _final_count(state: GameState, referee: _EngineReferee, final_count: Callable[[GameState], Count] | None) -> Count:
+    if final_count is not None:
+        try:
+            # the position both passes leave: the one the game's end counts (its player to move too)
+            return final_count(state.apply_move(Move.pass_turn()))
+        except Exception:  # the scoring count failed: the referee's own still decides
+            log.exception("the final count failed; the pass decision uses the referee's count")
+    return referee.count(state)
+
+
 def choose_move(
     agent: Agent,
     state: GameState,
@@ -129,16 +139,20 @@ def choose_move(
     on_progress: Callable[[SearchResult], None] | None = None,
     progress_interval: float = 0.5,
     previous_values: Sequence[float | None] = (),
+    final_count: Callable[[GameState], Count] | None = None,
 ) -> MoveChoice:
     """The engine's move for ``state.next_player`` (``state`` must have that player to move).
 
     ``previous_values``: :func:`resign_value` of our own earlier moves in this game line, the
     latest first, None for a move we did not generate; the resign rule needs
-    ``settings.resign_consecutive_moves - 1`` of them below the threshold.
+    ``settings.resign_consecutive_moves - 1`` of them below the threshold. ``final_count``: the
+    count that scores the game once both passed; passing after the opponent's pass ends the game,
+    so that decision asks it of the position the two passes leave (the referee's cheaper count
+    otherwise), and the engine never passes into a count it then loses.
     """
     referee = _EngineReferee(settings.pass_playouts)
     if opponent_passed and not cleanup:
-        decision = pass_when_opponent_passed(state, referee.count(state))
+        decision = pass_when_opponent_passed(state, _final_count(state, referee, final_count))
         if decision is not None:
             return MoveChoice.of(decision)
 

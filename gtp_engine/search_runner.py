@@ -24,6 +24,7 @@ from dlgo.search import ProgressCallback, SearchAgent, SearchBudget
 from gtp_engine.agent_pool import AgentBuild, Overhead
 from gtp_engine.analysis_formats import explain
 from gtp_engine.chat import chat_line, send_chat
+from gtp_engine.commands.counting import count_position
 from gtp_engine.decision import DecisionSettings, MoveChoice, choose_move
 from gtp_engine.game import position_for
 from gtp_engine.protocol import GtpError, color_name, format_move
@@ -209,6 +210,7 @@ class SearchRunner:
                 on_progress,
                 progress_interval,
                 plan.previous_values,
+                final_count=lambda state: count_position(self.engine, state),
             )
 
         choice: MoveChoice = self.run_interruptible(work, stop, pause_builds=True)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from scripted_agent import ScriptedSearch
 
+from dlgo.agent.naive import RandomBot
 from dlgo.agent.termination import ResignPolicy
+from dlgo.deadstones import count
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.mcts import MCTSAgent
@@ -112,3 +114,45 @@ def test_decision_settings_from_config() -> None:
     assert DecisionSettings.from_config(load_config(None).section("resign"), config.section("pass")) == (
         DecisionSettings(pass_playouts=settings.pass_playouts, resign_consecutive_moves=3)
     )
+
+
+def test_the_pass_after_a_pass_asks_the_final_count_of_the_position_both_passes_leave() -> None:
+    # The referee's cheap count says White wins this position (White to move, Black passed) ...
+    board = Board(9, 9)
+    for row in range(1, 10):
+        board.place_stone(Player.white, Point(row, 5))
+    state = GameState.from_position(board, Player.black, komi=7.5).apply_move(Move.pass_turn())
+    asked: list[GameState] = []
+
+    def final_count(position: GameState):
+        asked.append(position)
+        return count(_lost_position_after_pass(), 200)  # ... the game's own count says it loses
+
+    settings = DecisionSettings(resign_enabled=False, pass_playouts=200)
+    without = choose_move(RandomBot(seed=3), state, SearchBudget(), settings, 3, opponent_passed=True)
+    assert without.move.is_pass
+    choice = choose_move(
+        RandomBot(seed=3), state, SearchBudget(), settings, 3, opponent_passed=True, final_count=final_count
+    )
+    assert not choice.move.is_pass
+    (position,) = asked
+    assert position.is_over() and position.board.zobrist_hash() == state.board.zobrist_hash()
+
+
+def test_a_random_bot_passes_only_into_a_count_the_game_confirms() -> None:
+    """Found by CI: the pass decision counted with 100 playouts and the position before the pass,
+    the game's end with 200 and the position after it, and the two disagreed on a few games in a
+    hundred (the bot passed at W+7.5 and lost B+73.5)."""
+    settings = DecisionSettings(resign_enabled=False, pass_playouts=100)
+
+    def final_count(position: GameState):
+        return count(position, 200, 1)
+
+    for seed in range(40):
+        bot, state = RandomBot(seed=seed), GameState.new_game(9).apply_move(Move.play(Point(5, 5)))
+        while not state.is_over():
+            choice = choose_move(bot, state, SearchBudget(), settings, 2, True, final_count=final_count)
+            state = state.apply_move(choice.move)
+            if not state.is_over():
+                state = state.apply_move(Move.pass_turn())
+        assert final_count(state).wins(Player.white), seed

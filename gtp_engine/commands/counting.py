@@ -36,8 +36,14 @@ def ownership_agent(engine: Engine) -> SearchAgent | None:
 
 def count_game(engine: Engine) -> Count:
     """The count of the engine's position (``scoring.count``); GtpError(cannot score) if it fails."""
+    return count_position(engine, engine.game.state)
+
+
+def count_position(engine: Engine, state: GameState) -> Count:
+    """``state`` counted the way ``final_score`` counts (the ``scoring`` section); GtpError(cannot
+    score) if it fails. The pass decision uses it too, so the engine passes only into a count
+    that its own ``final_score`` confirms."""
     scoring = engine.section("scoring")
-    state = engine.game.state
     try:
         agent = ownership_agent(engine)
         if agent is None:
