@@ -128,6 +128,18 @@ def _final_count(state: GameState, referee: _EngineReferee, final_count: Callabl
     return referee.count(state)
 
 
+def _as_if_no_one_passed(state: GameState) -> GameState:
+    """``state`` (the opponent just passed, and we lose the count) as the tree should see it.
+
+    In the tree our pass would end the game at once, scored with every stone on the board alive,
+    so the tree rates that pass, and any move that keeps the board as it is, as won where the
+    count says lost; the engine then played on by filling its own eyes until its groups died
+    (GNU Go level 10 matches: B+16 became B+74). The same board and history with no last move
+    searches the board as if play went on; every move legal here is legal there.
+    """
+    return GameState(state.board, state.next_player, state, None, state.komi)
+
+
 def choose_move(
     agent: Agent,
     state: GameState,
@@ -151,10 +163,12 @@ def choose_move(
     otherwise), and the engine never passes into a count it then loses.
     """
     referee = _EngineReferee(settings.pass_playouts)
+    searched = state
     if opponent_passed and not cleanup:
         decision = pass_when_opponent_passed(state, _final_count(state, referee, final_count))
         if decision is not None:
             return MoveChoice.of(decision)
+        searched = _as_if_no_one_passed(state)
 
     if not isinstance(agent, SearchAgent):
         move = agent.select_move(state)
@@ -165,13 +179,13 @@ def choose_move(
         return MoveChoice(move, f"chosen by {type(agent).__name__}")
 
     if on_progress is None:
-        result = agent.search(state, budget)
+        result = agent.search(searched, budget)
     else:
-        result = agent.search(state, budget, on_progress=on_progress, progress_interval=progress_interval)
+        result = agent.search(searched, budget, on_progress=on_progress, progress_interval=progress_interval)
     if not result.candidates:
         # The clock ran out before the search began (agent build, dead-stone count): a tiny
         # search still beats a random move and costs milliseconds.
-        result = agent.search(state, SearchBudget(max_visits=MIN_SEARCH_VISITS, stop=budget.stop))
+        result = agent.search(searched, SearchBudget(max_visits=MIN_SEARCH_VISITS, stop=budget.stop))
     if not result.candidates:
         move = emergency_move(state)
         return MoveChoice(move, "no search result: a quick legal move", result)

@@ -156,3 +156,30 @@ def test_a_random_bot_passes_only_into_a_count_the_game_confirms() -> None:
             if not state.is_over():
                 state = state.apply_move(Move.pass_turn())
         assert final_count(state).wins(Player.white), seed
+
+
+class _RecordingSearch(ScriptedSearch):
+    def __init__(self) -> None:
+        super().__init__(winrate=0.4)
+        self.searched: list[GameState] = []
+
+    def search(self, game_state, budget, on_progress=None, progress_interval=0.5):
+        self.searched.append(game_state)
+        return super().search(game_state, budget)
+
+
+def test_playing_on_after_a_pass_searches_the_board_as_if_no_one_passed() -> None:
+    # In the tree our pass right after the opponent's ends the game, scored with every stone
+    # alive: it rated a lost count as won and the engine filled its own eyes (GNU Go matches).
+    state = _lost_position_after_pass()
+    agent = _RecordingSearch()
+    settings = DecisionSettings(resign_enabled=False, pass_playouts=200)
+    choice = choose_move(agent, state, SearchBudget(max_visits=10), settings, 80, opponent_passed=True)
+    assert choice.move.is_play and state.is_valid_move(choice.move)
+    (searched,) = agent.searched
+    assert searched.last_move is None and searched.board is state.board
+    assert searched.next_player is state.next_player and not searched.apply_move(Move.pass_turn()).is_over()
+    assert searched.previous_states >= state.previous_states  # superko sees the same history
+    agent.searched.clear()
+    choose_move(agent, GameState.new_game(9), SearchBudget(max_visits=10), settings, 1, opponent_passed=False)
+    assert agent.searched[0].last_move is None and agent.searched[0].move_number == 0  # no pass: the state itself
