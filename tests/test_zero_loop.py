@@ -495,3 +495,65 @@ def test_training_hours_count_the_iterations_before_a_generation():
     assert training_hours(rows, 0) == 0.0
     assert training_hours(rows, 1) == pytest.approx(1.0)
     assert training_hours(rows, 2) == pytest.approx(1.5)
+
+
+class PassingEvaluator(ConstantEvaluator):
+    """Uniform priors for the first ``moves`` moves, then nearly all on pass: games that end
+    with a few scattered stones on the board, some of them dead."""
+
+    def __init__(self, moves: int) -> None:
+        super().__init__(0.0)
+        self.moves = moves
+
+    def evaluate(self, states):
+        p, v = super().evaluate(states)
+        for i, s in enumerate(states):
+            if s.move_number >= self.moves:
+                p[i, :-1], p[i, -1] = 0.1 / (p.shape[1] - 1), 0.9
+        return p, v
+
+
+def _ended_with_dead_stones(cleanup_playouts: int, seeds: range) -> list[bool]:
+    from dlgo.deadstones import count
+    from dlgo.sgf import read_game
+
+    out = []
+    for seed in seeds:
+        agent = ZeroAgent(PassingEvaluator(8), batch_size=4, self_play=True, seed=seed, pipeline=False)
+        settings = SelfPlaySettings(
+            board_size=7, komi=0.5, full_visits=16, fast_visits=8, temperature_moves=8,
+            cleanup_playouts=cleanup_playouts,
+        )  # fmt: skip
+        game = play_game(agent, settings, np.random.default_rng(seed), resign_allowed=False)
+        final = read_game(game.sgf).final_state
+        assert final.is_over() and (game.cleanup_moves > 0) <= (cleanup_playouts > 0)
+        assert game.summary()["cleanup_moves"] == game.cleanup_moves
+        # each pass, as its player saw the board: were the opponent's dead stones left on it?
+        passes = (final.previous_state, final.previous_state.previous_state)
+        out.append(any(count(s, 400).dead_of(s.next_player.other, s) for s in passes))
+    return out
+
+
+def test_self_play_captures_dead_stones_before_the_game_ends_by_passes():
+    # Tromp-Taylor alone: dead stones stay on the board and count as alive in the targets.
+    assert any(_ended_with_dead_stones(0, range(8)))
+    assert not any(_ended_with_dead_stones(400, range(8)))
+
+
+def test_cleanup_capture_attacks_dead_stones_of_the_opponent_only():
+    from dlgo.zero.selfplay import cleanup_capture
+
+    board_moves = ["C3", "pass", "C5", "pass", "E3", "pass", "E5", "pass", "D2", "D4", "F4", "pass", "B4", "pass", "D6"]
+    state = GameState.new_game(7, komi=0.5)
+    for text in board_moves:
+        state = state.apply_move(Move.pass_turn() if text == "pass" else Move.play(_point(text)))
+    # Black's wall surrounds White's D4 and a lot of room; White passes, Black to move
+    state = state.apply_move(Move.pass_turn())
+    move = cleanup_capture(state, 400)
+    string = state.board.get_go_string(_point("D4"))
+    assert move is not None and move.point in string.liberties
+    assert cleanup_capture(state.apply_move(move), 400) is None  # White to move: no Black stone is dead
+
+
+def _point(text: str) -> Point:
+    return Point(int(text[1:]), "ABCDEFGHJ".index(text[0]) + 1)

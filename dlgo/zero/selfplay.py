@@ -16,7 +16,9 @@ empty board (``dlgo.zero.starts``): a local fight on an open board, as in a set-
 
 The first ``temperature_moves`` moves are sampled from the visit counts (temperature 1), the
 rest are the most visited move. A game ends with two passes (scored by area with komi, every
-stone on the board counted alive, which is what the search scores too), at ``max_moves``
+stone on the board counted alive, which is what the search scores too; with
+``cleanup_playouts`` a player does not pass while the playout count sees dead opponent stones,
+but attacks them, ``cleanup_capture``), at ``max_moves``
 (scored the same way), or by resignation: a player resigns when ``max(root value, value of
 the best move)`` stays below ``resign_threshold`` for ``resign_consecutive`` of its moves
 after ``resign_min_move`` (``dlgo.agent.termination.ResignPolicy``, the rule the GTP engine
@@ -37,7 +39,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dlgo.agent.termination import ResignPolicy
+from dlgo.agent.termination import ResignPolicy, cleanup_move
+from dlgo.deadstones import count
 from dlgo.encoders import get_encoder_by_name
 from dlgo.geometry import BLACK, WHITE
 from dlgo.goboard import GameState, Move
@@ -78,12 +81,15 @@ class SelfPlaySettings:
     root_search: str = "puct"  # full searches: "puct" (Dirichlet noise, visit targets) or "gumbel"
     gumbel_considered: int = 16  # moves the Gumbel root search starts from (sequential halving)
     corner_start_fraction: float = 0.0  # share of games started from a corner position (dlgo.zero.starts)
+    cleanup_playouts: int = 0  # > 0: dead stones left at the end are captured first (see end_of_game_move)
 
     def __post_init__(self) -> None:
         if not 0 < self.full_search_fraction <= 1:
             raise ValueError("full_search_fraction must be in (0, 1]")
         if self.root_search not in ("puct", "gumbel"):
             raise ValueError(f"root_search must be puct or gumbel, not {self.root_search!r}")
+        if self.cleanup_playouts < 0:
+            raise ValueError("cleanup_playouts must be >= 0 (0: off)")
         if not 0 <= self.corner_start_fraction <= 1:
             raise ValueError("corner_start_fraction must be in [0, 1]")
         if self.gumbel_considered < 1:
@@ -139,6 +145,7 @@ class SelfPlayGame:
     sgf: str = ""
     values: list[float] = field(default_factory=list)  # resign signal of every move, mover's view
     corner_start: bool = False  # started from a corner position (dlgo.zero.starts), not the empty board
+    cleanup_moves: int = 0  # passes replaced by an attack on dead stones (cleanup_capture)
 
     def summary(self) -> dict:
         return {
@@ -155,6 +162,7 @@ class SelfPlayGame:
             "visits": self.visits,
             "seconds": round(self.seconds, 3),
             "corner_start": self.corner_start,
+            "cleanup_moves": self.cleanup_moves,
         }
 
 
@@ -199,6 +207,21 @@ def calibrate_resign_threshold(winner_lows: list[float], false_positive_rate: fl
     return float(np.percentile(np.asarray(winner_lows, dtype=np.float64), 100 * false_positive_rate))
 
 
+def cleanup_capture(state: GameState, playouts: int) -> Move | None:
+    """Instead of a pass, a move that attacks dead opponent stones; None: the pass stands.
+
+    Self-play scores a game by area with every stone alive (Tromp-Taylor), so a group both
+    players take for alive counts as alive, even where a count with dead stones removed (GNU
+    Go's, the referee's) calls it dead: the value and ownership heads then learn that such groups
+    live, and the engine rated a one-eyed group alive until GNU Go captured it. So a player about
+    to pass while the playout count (``dlgo.deadstones``) finds dead opponent stones attacks
+    them (a liberty of theirs), and the opponent's search answers. Both passes are checked, the
+    first one too, so neither side's dead stones outlast the game.
+    """
+    decision = cleanup_move(state, [], count(state, playouts))
+    return None if decision is None else decision.move
+
+
 def play_game(
     agent: ZeroAgent,
     settings: SelfPlaySettings,
@@ -232,6 +255,8 @@ def play_game(
     first_crossing: int | None = None
     full_searches = visits = 0
     limit = settings.move_limit()
+    cleanups_left = settings.points // 4 if settings.cleanup_playouts else 0
+    cleanup_moves = 0
     while not state.is_over() and len(moves) < limit:
         mover = 1 if state.next_player is Player.black else -1
         full = bool(rng.random() < settings.full_search_fraction)
@@ -268,6 +293,13 @@ def play_game(
         else:
             move = tree.most_visited()
         move = move if move is not None else Move.pass_turn()
+        if move.is_pass and cleanups_left > 0:
+            capture = cleanup_capture(state, settings.cleanup_playouts)
+            if capture is not None:
+                move, cleanups_left, cleanup_moves = capture, cleanups_left - 1, cleanup_moves + 1
+                if full:  # its target is the pass that was not played: not a position to learn from
+                    full_searches -= 1
+                    del planes[-1], policies[-1], recorded_movers[-1]
         moves.append(_vertex(move))
         state = state.apply_move(move)
 
@@ -314,6 +346,7 @@ def play_game(
         visits=visits,
         seconds=time.monotonic() - started,
         sgf=sgf,
+        cleanup_moves=cleanup_moves,
         values=values,
         corner_start=corner,
     )
