@@ -557,3 +557,22 @@ def test_cleanup_capture_attacks_dead_stones_of_the_opponent_only():
 
 def _point(text: str) -> Point:
     return Point(int(text[1:]), "ABCDEFGHJ".index(text[0]) + 1)
+
+
+def test_gating_games_capture_dead_stones_before_the_count(monkeypatch):
+    from dlgo.deadstones import count
+    from dlgo.sgf import read_game
+    from dlgo.zero import workers
+    from dlgo.zero.workers import GatingTask, play_gating_task
+
+    def dead_left(cleanup_playouts: int, seed: int) -> bool:
+        agent = ZeroAgent(PassingEvaluator(8), batch_size=4, seed=seed, pipeline=False)
+        monkeypatch.setattr(workers, "_agent", lambda *args, **kwargs: agent)
+        task = GatingTask(0, seed, seed, None, None, 7, 0.5, 16, 8, cleanup_playouts=cleanup_playouts)
+        final = read_game(play_gating_task(task)[1].sgf).final_state
+        assert final.is_over()
+        passes = (final.previous_state, final.previous_state.previous_state)
+        return any(count(s, 400).dead_of(s.next_player.other, s) for s in passes)
+
+    assert any(dead_left(0, seed) for seed in range(8))
+    assert not any(dead_left(400, seed) for seed in range(8))

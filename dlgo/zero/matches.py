@@ -90,6 +90,7 @@ def play_gating(loop: ZeroLoop, candidate: Path) -> tuple[dict[int, dict[str, An
                 loop.config.selfplay.c_puct,
                 loop.config.selfplay.batch_size,
                 loop.config.selfplay.runtime,
+                loop.config.selfplay.cleanup_playouts,
             )  # fmt: skip
             for i in range(g.games)
             if i not in games

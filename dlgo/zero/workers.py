@@ -143,6 +143,7 @@ class GatingTask:
     c_puct: float = 2.0
     batch_size: int = 8
     runtime: str = "fp32"
+    cleanup_playouts: int = 0  # as self-play's: dead stones are captured before the count
 
 
 @dataclass
@@ -163,6 +164,7 @@ def play_gating_task(task: GatingTask) -> tuple[GatingTask, GatingGame]:
     from dlgo.scoring import compute_game_result
     from dlgo.search import SearchBudget
     from dlgo.sgf import write_game
+    from dlgo.zero.selfplay import cleanup_capture
 
     rng = np.random.default_rng(task.seed)
     params = {"rounds": task.visits, "exploration": task.c_puct, "batch_size": task.batch_size, "seed": task.seed}
@@ -177,6 +179,7 @@ def play_gating_task(task: GatingTask) -> tuple[GatingTask, GatingGame]:
     state = GameState.new_game(task.board_size, komi=task.komi)
     limit = 2 * task.board_size * task.board_size
     moves = 0
+    cleanups_left = task.board_size**2 // 4 if task.cleanup_playouts else 0
     resigned: Player | None = None
     while not state.is_over() and moves < limit:
         agent = players[state.next_player]
@@ -189,7 +192,12 @@ def play_gating_task(task: GatingTask) -> tuple[GatingTask, GatingGame]:
             move = agent.tree.sample_move(1.0)
         else:
             move = agent.tree.most_visited()
-        state = state.apply_move(move if move is not None else Move.pass_turn())
+        move = move if move is not None else Move.pass_turn()
+        if move.is_pass and cleanups_left > 0:
+            capture = cleanup_capture(state, task.cleanup_playouts)
+            if capture is not None:
+                move, cleanups_left = capture, cleanups_left - 1
+        state = state.apply_move(move)
         moves += 1
     if resigned is not None:
         winner_player: Player | None = resigned.other
