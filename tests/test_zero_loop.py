@@ -393,6 +393,19 @@ def test_self_play_and_gating_on_the_int8_runtime(tmp_path):
         _tiny(tmp_path, selfplay__runtime="int4")
 
 
+def test_no_gate_makes_every_candidate_the_next_generation(tmp_path):
+    config = _tiny(tmp_path, gating__games=0)
+    state = ZeroLoop(config, progress=False).run(iterations=2)
+    out = tmp_path / "run"
+    assert state["generation"] == 2 and state["best"] == "generations/gen-0002.keras"
+    assert not any(out.glob("iter-*/gating.jsonl"))  # no gating game played
+    rows = _rows(out / "iterations.csv")
+    assert [r["accepted"] for r in rows] == ["1", "1"]
+    assert all(int(r["gate_wins"]) + int(r["gate_losses"]) == 0 for r in rows)
+    with pytest.raises(LoopConfigError, match="gating.games"):
+        _tiny(tmp_path, gating__games=-1)
+
+
 def test_anchor_every_few_generations(tmp_path):
     loop = ZeroLoop(_tiny(tmp_path, anchor__games=2, anchor__every=2), progress=False)
     needs = []

@@ -52,7 +52,7 @@ class SelfPlayLoopSettings:
 
 @dataclass(frozen=True)
 class GatingSettings:
-    games: int = 40  # the thesis: 40 games, alternating colours
+    games: int = 40  # the thesis: 40 games, alternating colours (0: no gate, every candidate accepted)
     accept: float = 0.55  # accepted when the candidate wins more than this share of decisive games
     visits: int = 100
     temperature_moves: int = 4  # first moves sampled from the visits so games differ
@@ -143,6 +143,8 @@ def load_loop_config(path: str | os.PathLike | None, overrides: dict[str, dict[s
             raise LoopConfigError(f"{source}: train.{key} must be in [0, 10]")
     if config.selfplay_loop.games_per_task < 1 or config.selfplay_loop.games_per_iteration < 1:
         raise LoopConfigError(f"{source}: selfplay.games_per_iteration and games_per_task must be >= 1")
+    if config.gating.games < 0:
+        raise LoopConfigError(f"{source}: gating.games must be >= 0 (0: no gate)")
     if config.loop.init_model:
         from dlgo.inference.files import ModelFileError, check_model_file
 

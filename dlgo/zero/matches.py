@@ -40,7 +40,12 @@ def gating_games(out: Path, iteration: int) -> dict[int, dict[str, Any]]:
 
 
 def gate_verdict(games: dict[int, dict[str, Any]], gating: GatingSettings) -> bool | None:
-    """True/False once no remaining game can change the verdict; None while open."""
+    """True/False once no remaining game can change the verdict; None while open.
+
+    ``gating.games == 0`` turns the gate off: every candidate becomes the next generation at once
+    (AlphaZero's continual update instead of AlphaGo Zero's 55% gate)."""
+    if gating.games == 0:
+        return True
     wins = sum(r["winner"] == 1 for r in games.values())
     losses = sum(r["winner"] == -1 for r in games.values())
     left = gating.games - len(games)
