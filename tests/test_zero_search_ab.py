@@ -40,3 +40,40 @@ def test_a_match_swaps_colours_in_pairs_and_counts_every_game():
     # the same deterministic players from the same opening: the pair's games mirror each other
     same = play_match(player("x", 8), player("y", 8), 2, np.random.default_rng(3), size=7, progress=False)
     assert same.results[0] == -same.results[1] or same.results == [0, 0]
+
+
+class _FlatNetwork:
+    """A network that knows nothing: uniform policy, value 0 (the rollouts decide)."""
+
+    def __init__(self, size: int) -> None:
+        self.points = size * size
+
+    def policy(self, states):
+        return np.full((len(states), self.points + 1), 1.0 / (self.points + 1), np.float32)
+
+    def value(self, states):
+        return np.zeros(len(states), np.float32)
+
+    def evaluate(self, states):
+        return self.policy(states), self.value(states)
+
+
+def test_rollout_side_mixes_one_rollout_into_each_leaf_value():
+    from dlgo.goboard import GameState, Move
+    from dlgo.gotypes import Point
+    from dlgo.zero.search_ab import with_rollouts
+
+    assert parse_side("rollout=0.25") == {"rollout": 0.25}
+    plain = PUCTAgent(_FlatNetwork(5), rounds_per_move=16, batch_size=4, seed=1, early_stop=False)
+    mixed = with_rollouts(plain, 0.5, seed=1)
+    assert mixed.tree.__class__.__name__ == "PUCTSearch" and mixed.rounds_per_move == 16
+    # Black to move, its wall across the middle, one White stone below it: Black wins almost
+    # every rollout, so the leaf value tends to (1 - 0.5) * 0 + 0.5 * 1.
+    state = GameState.new_game(5, komi=0.5)
+    for col in range(1, 6):
+        reply = Move.play(Point(1, 1)) if col == 1 else Move.pass_turn()
+        state = state.apply_move(Move.play(Point(3, col))).apply_move(reply)
+    values = [mixed.evaluator.evaluate([state])[1][0] for _ in range(20)]
+    assert plain.evaluator.evaluate([state])[1][0] == 0.0
+    assert set(values) <= {-0.5, 0.0, 0.5}  # one rollout a leaf, at half weight
+    assert np.mean(values) > 0.35

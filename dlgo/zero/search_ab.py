@@ -9,7 +9,8 @@ each side plays it once as Black. No exploration on either side (PUCT plays its 
 move, Gumbel the halving's winner without the draw), games to two passes counted by area with
 every stone alive (as self-play counts), capped at twice the board's points. A side is
 ``key=value`` pairs, comma separated: ``c`` (PUCT constant), ``visits``, ``fpu`` (first-play
-urgency reduction, -1 off), ``gumbel`` (1: Gumbel root search). For claims against other
+urgency reduction, -1 off), ``gumbel`` (1: Gumbel root search), ``rollout`` (the weight of one
+fast rollout in each leaf's value, AlphaGo's 1 - lambda, book chapter 13; 0 off). For claims against other
 engines use ``dlgo.match.duel`` and GNU Go's count; this compares settings of our own search.
 """
 
@@ -25,12 +26,12 @@ from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.match.stats import elo_interval, wilson_interval
 from dlgo.scoring import compute_game_result
-from dlgo.search import SearchBudget
+from dlgo.search import PUCTAgent, SearchBudget
 from dlgo.search.gumbel import gumbel_search
 
-__all__ = ["SearchPlayer", "opening", "play_out", "play_match", "parse_side"]
+__all__ = ["SearchPlayer", "opening", "play_out", "play_match", "parse_side", "with_rollouts"]
 
-_SIDE_KEYS = {"c": float, "visits": int, "fpu": float, "gumbel": int}
+_SIDE_KEYS = {"c": float, "visits": int, "fpu": float, "gumbel": int, "rollout": float}
 
 
 @dataclass
@@ -146,6 +147,21 @@ def play_match(
     return result
 
 
+def with_rollouts(agent: PUCTAgent, weight: float, seed: int | None = None) -> PUCTAgent:
+    """The same network and settings with each leaf valued ``(1 - weight) * value head + weight *
+    one fast rollout`` (AlphaGo's mixing, book chapter 13), on the Python tree (the compiled
+    tree evaluates encoded planes only)."""
+    from dlgo.alphago.evaluator import AlphaGoEvaluator
+
+    net = agent.evaluator
+    s = agent.settings
+    return PUCTAgent(
+        AlphaGoEvaluator(net, net, lambda_value=1.0 - weight), rounds_per_move=agent.rounds_per_move,
+        c=s.c_puct, batch_size=s.batch_size, early_stop=s.early_stop, fpu_reduction=s.fpu_reduction,
+        seed=seed, tree="python",
+    )  # fmt: skip
+
+
 def _player(name: str, spec: dict, args: argparse.Namespace) -> SearchPlayer:
     from dlgo.zero.agent import ZeroAgent
 
@@ -153,6 +169,8 @@ def _player(name: str, spec: dict, args: argparse.Namespace) -> SearchPlayer:
         args.model, board_size=args.size, seed=args.seed, threads=1, runtime=args.runtime, batch_size=8,
         early_stop=False, c=float(spec.get("c", 2.0)), fpu_reduction=float(spec.get("fpu", -1.0)),
     )  # fmt: skip
+    if spec.get("rollout", 0.0) > 0:
+        agent = with_rollouts(agent, float(spec["rollout"]), args.seed)
     return SearchPlayer(name, agent, int(spec.get("visits", args.visits)), bool(spec.get("gumbel", 0)))
 
 
