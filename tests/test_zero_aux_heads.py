@@ -265,6 +265,7 @@ def test_training_lowers_the_masked_ownership_loss(tmp_path):
         aux_heads=True,
     )  # fmt: skip
     assert {"ownership_loss", "score_loss"} <= set(metrics) and metrics["aux_positions"] == pytest.approx(0.75)
+    assert metrics["bn_batches"] == settings.bn_batches == 32  # the candidate's statistics recomputed
     loaded = load_model(tmp_path / "cand.keras")
     assert loaded.card.heads == ["policy", "value", "ownership", "score"]
     keep = mask == 1

@@ -55,6 +55,8 @@ class TrainerSettings:
     clipnorm: float = 10.0
     ownership_weight: float = 1.5  # auxiliary losses (networks with the heads only)
     score_weight: float = 0.5
+    bn_batches: int = 32  # batches of the window that recompute the batch-norm statistics of each
+    # candidate before it is saved (dlgo.networks.batchnorm; 0: keep the moving averages)
 
 
 def learning_rate(settings: TrainerSettings, iteration: int) -> float:
@@ -188,6 +190,13 @@ def train_candidate(
         "steps": settings.steps_per_iteration,
         "seconds": round(time.monotonic() - started, 1),
     }
+    if settings.bn_batches > 0:
+        from dlgo.networks.batchnorm import recalibrate_batch_norm
+
+        metrics["bn_batches"] = recalibrate_batch_norm(
+            model, (training_batch(window, 256, rng, settings.augment).x for _ in range(settings.bn_batches))
+        )
+        metrics["seconds"] = round(time.monotonic() - started, 1)
     from dlgo.inference.files import card_of
 
     base = card_of(init_model)
