@@ -39,3 +39,38 @@ def test_stale_statistics_are_replaced_by_the_batches_own():
     conv = keras.Model(model.input, model.get_layer(stem.name).input)
     inputs = np.concatenate([np.asarray(conv(_planes(np.random.default_rng(9), 256))) for _ in range(2)])
     assert np.allclose(np.asarray(stem.moving_mean), inputs.mean(axis=(0, 1, 2)), atol=0.05)
+
+
+def test_recalibrate_command_scores_before_and_after_and_saves_a_loadable_network(tmp_path, capsys):
+    import json
+
+    from dlgo.inference import load_model, save_model
+    from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer
+    from dlgo.zero.recalibrate import main
+
+    rng = np.random.default_rng(1)
+    replay = ReplayBuffer(tmp_path / "replay")
+    for iteration in range(4):
+        n = 40
+        policies = rng.random((n, 82)).astype(np.float32)
+        rewards = rng.choice([-1.0, 1.0], n).astype(np.float32)
+        replay.add(
+            ZeroExperienceBuffer(_planes(rng, n), policies / policies.sum(1, keepdims=True), rewards), iteration, 0
+        )
+    keras.utils.set_random_seed(5)
+    model = zero_model(16, blocks=1, filters=8)
+    for layer in model.layers:
+        if isinstance(layer, keras.layers.BatchNormalization):
+            layer.moving_mean.assign(np.full(layer.moving_mean.shape, 0.5, np.float32))
+    save_model(model, tmp_path / "net.keras", "zero", [9], notes="test net")
+    out = tmp_path / "recal.keras"
+    main(["--model", str(tmp_path / "net.keras"), "--replay", str(tmp_path / "replay"), "--batches", "8",
+          "--out", str(out)])  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert report["before"]["positions"] == report["after"]["positions"] == 80
+    assert report["before"]["mean_result"] == report["after"]["mean_result"]
+    assert report["after"]["value_mse"] != report["before"]["value_mse"]
+    loaded = load_model(out)
+    assert loaded.card.notes.startswith("test net") and "recalibrate" in loaded.card.notes
+    with pytest.raises(SystemExit, match="iterations 7-9"):
+        main(["--model", str(out), "--replay", str(tmp_path / "replay"), "--score", "7-9"])

@@ -5,7 +5,7 @@ variances with momentum 0.99: an average over the last few hundred steps, taken 
 weights moved. A snapshot of such a network can disagree with its own training-mode outputs.
 Measured on the 9x9 network shipped as generation 16 (docs/zero-training.md, "Batch-norm
 statistics"): on its own self-play positions its value head read -0.17 on average where the
-results average 0, value MSE 0.699; with the statistics recomputed, -0.06 and 0.670.
+results average 0, value MSE 0.699; with the statistics recomputed, -0.07 and 0.671
 
 ``recalibrate_batch_norm`` sets every batch-norm layer's moving mean and variance to the average
 of its batch statistics over the batches given, for the weights as they are now.
