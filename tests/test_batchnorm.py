@@ -72,5 +72,7 @@ def test_recalibrate_command_scores_before_and_after_and_saves_a_loadable_networ
     assert report["after"]["value_mse"] != report["before"]["value_mse"]
     loaded = load_model(out)
     assert loaded.card.notes.startswith("test net") and "recalibrate" in loaded.card.notes
+    with pytest.raises(SystemExit, match=r"nothing\.keras: model file not found"):
+        main(["--model", str(tmp_path / "nothing.keras"), "--replay", str(tmp_path / "replay")])
     with pytest.raises(SystemExit, match="iterations 7-9"):
         main(["--model", str(out), "--replay", str(tmp_path / "replay"), "--score", "7-9"])

@@ -65,10 +65,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", help="save the recalibrated network here (with the model's card)")
     args = parser.parse_args(argv)
 
+    from dlgo.inference.files import ModelFileError, card_of, check_model_file, save_model
+
+    try:
+        check_model_file(args.model)
+    except ModelFileError as e:
+        raise SystemExit(str(e)) from None
+    if not Path(args.replay).is_dir():
+        raise SystemExit(f"{args.replay}: no such replay folder")
     import keras
 
     import dlgo.networks  # noqa: F401  (registers custom objects)
-    from dlgo.inference.files import card_of, save_model
     from dlgo.networks.batchnorm import recalibrate_batch_norm
 
     replay = ReplayBuffer(args.replay)
