@@ -395,7 +395,10 @@ def test_self_play_and_gating_on_the_int8_runtime(tmp_path):
 
 def test_no_gate_makes_every_candidate_the_next_generation(tmp_path):
     config = _tiny(tmp_path, gating__games=0)
-    state = ZeroLoop(config, progress=False).run(iterations=2)
+    loop = ZeroLoop(config, progress=False)
+    state = loop.run(iterations=2)
+    assert "last gate off (candidate accepted)" in loop.status_line()
+    assert (tmp_path / "run" / "curves.png").stat().st_size > 0
     out = tmp_path / "run"
     assert state["generation"] == 2 and state["best"] == "generations/gen-0002.keras"
     assert not any(out.glob("iter-*/gating.jsonl"))  # no gating game played

@@ -97,7 +97,8 @@ def status_line(state: dict[str, Any], games: int, positions: int) -> str:
     gate = "none yet"
     if last and last.get("gate_wins") not in (None, ""):
         verdict = "accepted" if last.get("accepted") else "rejected"
-        gate = f"{last['gate_wins']}-{last['gate_losses']} {verdict}"
+        played = sum(int(last.get(k) or 0) for k in ("gate_wins", "gate_losses", "gate_draws"))
+        gate = f"{last['gate_wins']}-{last['gate_losses']} {verdict}" if played else "off (candidate accepted)"
     return (
         f"iteration {state['iteration']} ({state['phase']}) | generation {state['generation']} | "
         f"{games} games, {positions:,} positions | last gate {gate} | "
@@ -170,6 +171,9 @@ def plot_loop(folder: str | os.PathLike, png: str | os.PathLike | None = None, t
     if iters and iters[0].get("gate_accept"):
         ax.axhline(float(iters[0]["gate_accept"]), color="tab:red", ls="--", label="acceptance")
         ax.legend()
+    if not any(rate == rate for rate in rates):  # no gating game at all: [gating] games = 0
+        ax.text(0.5, 0.5, "no gate: every candidate\nis the next generation", ha="center", va="center",
+                transform=ax.transAxes)  # fmt: skip
     ax.set_ylim(0, 1)
     ax.set_xlabel("iteration (green: accepted)")
     ax.set_title("candidate's share of decisive gating games")
