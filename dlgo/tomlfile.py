@@ -13,7 +13,7 @@ import os
 import tomllib
 from typing import Any
 
-__all__ = ["TomlFileError", "read_toml", "build_table", "MAX_CONFIG_BYTES"]
+__all__ = ["TomlFileError", "read_toml", "build_table", "parse_override", "MAX_CONFIG_BYTES"]
 
 # A config is a few KB; reading stops here so `--config /dev/zero` cannot eat the memory.
 MAX_CONFIG_BYTES = 1 << 20
@@ -74,3 +74,23 @@ def build_table(
         return cls(**kwargs)
     except (TypeError, ValueError) as e:
         raise error(f"{source}: [{where}] {e}") from None
+
+
+def parse_override(text: str) -> dict[str, Any]:
+    """``a.b.c=value`` -> {"a": {"b": {"c": value}}}; value is TOML when it parses, else a string."""
+    if "=" not in text:
+        raise ValueError(f"expected key=value, got {text!r}")
+    key, raw = text.split("=", 1)
+    key = key.strip()
+    parts = key.split(".")
+    if not key or any(not p for p in parts):
+        raise ValueError(f"bad key {key!r}")
+    raw = raw.strip()
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    nested: dict[str, Any] = {parts[-1]: value}
+    for part in reversed(parts[:-1]):
+        nested = {part: nested}
+    return nested

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,7 +27,7 @@ from dlgo import agent_registry as registry
 from dlgo.agent_registry import Param
 from dlgo.goboard import MAX_SIZE, MIN_SIZE
 from dlgo.handicap import COMPENSATION_RULES
-from dlgo.tomlfile import TomlFileError, read_toml
+from dlgo.tomlfile import TomlFileError, parse_override, read_toml
 
 __all__ = [
     "ConfigError",
@@ -258,26 +257,6 @@ def _defaults() -> dict[str, Any]:
     return out
 
 
-def _parse_override(text: str) -> dict[str, Any]:
-    """``a.b.c=value`` -> {"a": {"b": {"c": value}}}; value is TOML when it parses, else a string."""
-    if "=" not in text:
-        raise ValueError(f"expected key=value, got {text!r}")
-    key, raw = text.split("=", 1)
-    key = key.strip()
-    parts = key.split(".")
-    if not key or any(not p for p in parts):
-        raise ValueError(f"bad key {key!r}")
-    raw = raw.strip()
-    try:
-        value = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        value = raw
-    nested: dict[str, Any] = {parts[-1]: value}
-    for part in reversed(parts[:-1]):
-        nested = {part: nested}
-    return nested
-
-
 class Config:
     """Checked settings; ``section(name, size)`` gives one table with the size's overrides applied."""
 
@@ -355,7 +334,7 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Confi
             raise ConfigError(f"{path}: {e}") from e
     for text in overrides:
         try:
-            data = _merge(data, _check_level("", _parse_override(text), top=True))
+            data = _merge(data, _check_level("", parse_override(text), top=True))
         except ValueError as e:
             raise ConfigError(f"--set {text}: {e}") from e
     config = Config(data, path)

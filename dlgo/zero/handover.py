@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,15 @@ def seed_carried_anchor(loop: Any) -> None:
     loop.state["anchored"].append(0)
 
 
+def _machine() -> str:
+    """CPU cores, and the GPU when the learner trained on one (Keras on a CUDA PyTorch)."""
+    cores = f"{os.cpu_count()} CPU cores"
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        return f"{cores}, {torch.cuda.get_device_name(0)}"
+    return cores
+
+
 def export_run(loop: Any, target: Path) -> Path:
     """The best generation at ``target`` with a model card of the whole run, and the carry file
     and learner beside it."""
@@ -119,7 +129,7 @@ def export_run(loop: Any, target: Path) -> Path:
         "run_positions": loop.replay.positions(),
         "compute_hours": seconds,
         "workers": loop.config.loop.workers,
-        "machine": f"{os.cpu_count()} CPU cores",
+        "machine": _machine(),
         "config": loop.config.to_dict(),
         "commands": state.get("commands", []),
         "warm_start": loop.config.loop.init_model or "random weights",

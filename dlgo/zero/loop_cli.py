@@ -4,6 +4,7 @@ python -m dlgo.zero.loop --config configs/train/zero-train-9x9.toml             
 python -m dlgo.zero.loop --config configs/train/zero-train-9x9.toml --ray auto    # a Ray cluster
 python -m dlgo.zero.loop --config ... --export weights/zero-9x9.keras       # ship the best
 python -m dlgo.zero.loop --config ... --status                              # where it stands
+python -m dlgo.zero.loop --config ... --set anchor.games=0 --set loop.workers=15  # any key, this run
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dlgo.tomlfile import parse_override
 from dlgo.zero.loop import ZeroLoop
 from dlgo.zero.loop_config import LoopConfigError, load_loop_config
 
@@ -31,6 +33,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-minutes", type=float, help="stop after the task under way once this time is up")
     p.add_argument("--workers", type=int, help="override loop.workers")
     p.add_argument("--out", help="override loop.out")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="TABLE.KEY=VALUE",
+        help="override one config key for this run (value in TOML; repeatable), e.g. anchor.games=0",
+    )
     p.add_argument("--export", metavar="FILE", help="copy the best generation to FILE with its card, then exit")
     p.add_argument("--status", action="store_true", help="print where the loop stands, then exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -41,6 +50,15 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up chatter (workers inherit it)
     overrides: dict[str, dict[str, Any]] = {}
+    for text in args.set:
+        try:
+            [(table, values)] = parse_override(text).items()
+            if not isinstance(values, dict) or len(values) != 1 or isinstance(next(iter(values.values())), dict):
+                raise ValueError(f"expected TABLE.KEY=VALUE, got {text!r}")
+        except ValueError as e:
+            print(f"zero-loop: --set: {e}", file=sys.stderr)
+            return 2
+        overrides.setdefault(table, {}).update(values)
     if args.workers is not None:
         overrides.setdefault("loop", {})["workers"] = args.workers
     if args.out is not None:
