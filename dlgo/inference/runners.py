@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from dlgo.inference.onnx_fold import fold_onnx
+
 if TYPE_CHECKING:
     import keras
 
@@ -140,6 +142,7 @@ def export_onnx(model: keras.Model, path: str | os.PathLike, metadata: dict[str,
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model.export(str(tmp), format="onnx", verbose=False)
+        fold_onnx(tmp)  # PyTorch's export leaves batch norms and casts unfolded
         if metadata:
             stamp_onnx(tmp, metadata)
         os.replace(tmp, path)
