@@ -57,6 +57,16 @@ def test_the_report_names_komi_per_size_before_any_game(tmp_path):
     assert text.count("python -m dlgo.match.duel") == len(strength.LADDER_9) + len(strength.LADDER_19)
 
 
+def test_without_report_the_page_lands_in_the_run_folder_not_in_docs(tmp_path):
+    out = tmp_path / "runs"
+    args = _args("--ladder", "--sizes", "9", "--out", str(out), "--report-only")
+    written = strength.write_report(strength._pairings(args), args, None)
+    assert written == out / "report.md" and written.is_file()
+    assert "# Strength report" in written.read_text()
+    relative = _args("--out", "runs/x")
+    assert strength._report_path(relative) == strength.ROOT / "runs" / "x" / "report.md"
+
+
 @pytest.mark.slow
 def test_one_ladder_game_against_pachi_is_played_and_reported(tmp_path, gnugo):
     if strength.find_pachi(None) is None:

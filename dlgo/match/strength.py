@@ -2,7 +2,7 @@
 
 Run as ``dlgo-strength`` (the console script) or ``python -m dlgo.match.strength``::
 
-    dlgo-strength                                  # the full gauntlet, then docs/strength.md
+    dlgo-strength                                  # the full gauntlet, then runs/strength/report.md
     dlgo-strength --games9 4 --games19 2 --sizes 9 # smaller
     dlgo-strength --report-only                    # rewrite the report from finished games
     dlgo-strength --ladder --games9 40 --games19 20 # the strength ladder of the default config
@@ -14,8 +14,11 @@ GNU Go level 10 on 19x19 at komi 7.5 and 2 s/move; ``--opponents`` names any suc
 
 Every pairing is a duel (dlgo.match) in its own folder under ``--out`` (default runs/strength),
 so an interrupted gauntlet resumes where it stopped, and a rerun with more games extends it.
-The report (``docs/strength.md`` and ``docs/strength.png``) has a table, a win-rate plot, the
-exact commands, the machine and the date. The plot needs matplotlib (``pip install -e '.[report]'``).
+The report (``report.md`` and ``report.png`` in ``--out``, or the page ``--report`` names, e.g.
+``docs/strength-ladder.md``) has a table, a win-rate plot, the exact commands, the machine and the
+date; it is written inside the run's folder unless asked, because docs/strength.md is the
+project's curated history and a gauntlet must not overwrite it. The plot needs matplotlib
+(``pip install -e '.[report]'``).
 """
 
 from __future__ import annotations
@@ -99,7 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("-j", "--jobs", type=int, default=2, help="games at once")
     p.add_argument("--out", default="runs/strength", help="folder of the duels (resumable)")
-    p.add_argument("--report", default="docs/strength.md", help="the report to write")
+    p.add_argument("--report", help="the report to write (default: report.md in --out)")
     p.add_argument("--report-only", action="store_true", help="only rewrite the report from finished games")
     p.add_argument("--note", action="append", default=[], help="a note for the report (kept for later rewrites)")
     return p
@@ -297,6 +300,12 @@ def _plot(rows: list[tuple[Pairing, dict]], path: Path) -> bool:
     return True
 
 
+def _report_path(args: argparse.Namespace) -> Path:
+    """``--report``, or ``report.md`` in the run's folder; relative paths from the repository."""
+    path = Path(args.report) if args.report else Path(args.out) / "report.md"
+    return path if path.is_absolute() else ROOT / path
+
+
 def write_report(pairings: list[Pairing], args: argparse.Namespace, wall: float | None) -> Path:
     out = Path(args.out)
     state = _load_state(out if out.is_absolute() else ROOT / out)
@@ -311,7 +320,7 @@ def write_report(pairings: list[Pairing], args: argparse.Namespace, wall: float 
     rows = [(p, s) for p in pairings if (s := _summary(p, out)) is not None]
     dates = sorted(d for p in pairings for d in _dates(p))
     when = "no games yet" if not dates else dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
-    report = ROOT / args.report if not Path(args.report).is_absolute() else Path(args.report)
+    report = _report_path(args)
     plot = report.with_suffix(".png")
     has_plot = bool(rows) and _plot(rows, plot)
     lines = [
