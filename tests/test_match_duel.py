@@ -22,11 +22,14 @@ def test_duel_script_ctrl_c_then_resume(tmp_path):
         sys.executable, "-m", "dlgo.match.duel",
         "--engine-cmd", f"{sys.executable} {FAKE_ENGINE} slow:1.0", "--engine-name", "slow",
         "--opponent-cmd", f"{sys.executable} {FAKE_ENGINE} pass", "--opponent-name", "passer",
-        "--games", "16", "-j", "2", "--no-gnugo-check", "--no-progress", "--out", str(out),
+        "--games", "8", "-j", "2", "--no-gnugo-check", "--no-progress", "--out", str(out),
     ]  # fmt: skip
-    # 16 games of about a second each on two workers: Ctrl-C, sent once the first game is kept,
-    # always finds games left to play, even when this test process is scheduled late.
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    # Ctrl-C's default handling in the child even when this run ignores SIGINT (started in the
+    # background by a shell, as `nohup pytest &` does): an ignored SIGINT is inherited.
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
     results = out / "results.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (results.exists() and results.read_text().strip()):
@@ -35,15 +38,15 @@ def test_duel_script_ctrl_c_then_resume(tmp_path):
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 130, stderr
     kept = load_records(results)
-    assert 1 <= len(kept) < 16
+    assert 1 <= len(kept) < 8
     assert json.loads((out / "summary.json").read_text())["games"] == len(kept)
     assert "interrupted" in stderr
 
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     lines = results.read_text().splitlines()
-    assert len(lines) == 16 and sorted(load_records(results)) == list(range(16))  # nothing replayed
-    assert "slow vs passer: 16 of 16 games" in done.stdout
+    assert len(lines) == 8 and sorted(load_records(results)) == list(range(8))  # nothing replayed
+    assert "slow vs passer: 8 of 8 games" in done.stdout
 
 
 def test_duel_script_reports_an_engine_that_does_not_start(tmp_path):

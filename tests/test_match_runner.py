@@ -92,7 +92,16 @@ def _summary_games(folder: Path) -> int:
     return json.loads((folder / "summary.json").read_text())["games"]
 
 
-def test_ctrl_c_just_after_a_result_is_appended_keeps_the_summary_in_step(tmp_path, monkeypatch):
+@pytest.fixture
+def ctrl_c_raises():
+    """Python's own Ctrl-C handler for the test: a run started in the background by a shell
+    (`nohup pytest &`) ignores SIGINT, and a SIGINT sent to itself would then do nothing."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_just_after_a_result_is_appended_keeps_the_summary_in_step(tmp_path, monkeypatch, ctrl_c_raises):
     # The race behind a flaky test_duel_script_ctrl_c_then_resume: SIGINT landing after a line
     # reached results.jsonl (during its fsync) but before the game was counted left summary.json
     # one game short. Here the SIGINT comes at exactly that point, every time.
