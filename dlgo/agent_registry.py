@@ -385,6 +385,19 @@ register(
                 "value of a move the search has not visited yet: negative = 0, a draw (the book, AlphaGo Zero); "
                 "else the position's network value less this times sqrt(prior of the visited moves) (Leela Zero)",
             ),
+            "score_utility": Param(
+                float,
+                0.0,
+                "KataGo's score utility, with a network that has a score head (not in self-play): a move's value "
+                "gains this x 2/pi x atan((its expected score - the position's) / score_scale); 0 = win rate only",
+                minimum=0.0,
+            ),
+            "score_scale": Param(
+                float,
+                5.0,
+                "points at which the score utility reaches half its factor (see score_utility)",
+                minimum=0.01,
+            ),
             "cache_size": _CACHE,
             "threads": _THREADS,
             "runtime": Param(

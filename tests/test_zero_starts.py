@@ -59,3 +59,27 @@ def test_self_play_from_corner_starts_records_the_start_as_setup():
         agent, SelfPlaySettings(board_size=9, full_visits=8, fast_visits=4, max_moves=6), np.random.default_rng(6)
     )
     assert not plain.corner_start
+
+
+def test_komi_spread_varies_each_games_komi_and_the_network_sees_it():
+    """``komi_spread``: each game's komi is komi plus a whole number in [-spread, spread], in its
+    record, its count and every position's komi plane; 0 keeps every game at komi."""
+    from dlgo.encoders.zero import KOMI_SCALE
+
+    agent = PUCTAgent(EncodedProjectionEvaluator(9), batch_size=8, seed=2, self_play=True)
+    seen = set()
+    for seed in range(8):
+        settings = SelfPlaySettings(board_size=9, full_visits=8, fast_visits=4, max_moves=6, komi_spread=3)
+        game = play_game(agent, settings, np.random.default_rng(seed), resign_allowed=False)
+        komi = read_game(game.sgf).initial_state.komi
+        assert 4.0 <= komi <= 10.0 and komi == int(komi)
+        seen.add(komi)
+        planes = game.experience.states.astype(np.float32)[:, :, :, 14]
+        magnitudes = np.unique(np.abs(planes))
+        assert np.allclose(magnitudes, komi / KOMI_SCALE, atol=1e-3)  # float16 planes
+    assert len(seen) >= 3
+    plain = SelfPlaySettings(board_size=9, full_visits=8, fast_visits=4, max_moves=6)
+    game = play_game(agent, plain, np.random.default_rng(0), resign_allowed=False)
+    assert read_game(game.sgf).initial_state.komi == 7.0
+    with pytest.raises(ValueError):
+        SelfPlaySettings(komi_spread=-1)

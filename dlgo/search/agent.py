@@ -48,6 +48,7 @@ class PUCTAgent(SearchAgent):
     keep the subtree of the moves played; ``early_stop``: stop when the best move cannot be
     overtaken; ``pipeline``: evaluate a batch in a worker thread while the next is collected;
     ``fpu_reduction``: the value of an unvisited move (``SearchSettings``; negative: 0, the book's);
+    ``score_utility``/``score_scale``: KataGo's score utility (``SearchSettings``; 0: off);
     ``max_seconds``: a clock limit for ``select_move``; ``tree``: "compiled" (the tree as
     numba arrays, ``dlgo.search.compiled``, wherever the evaluator supports it: a Zero network's
     ``BatchEvaluator``) or "python" (``ZeroTreeNode`` objects).
@@ -70,6 +71,8 @@ class PUCTAgent(SearchAgent):
         early_stop: bool = True,
         pipeline: bool = True,
         fpu_reduction: float = -1.0,
+        score_utility: float = 0.0,
+        score_scale: float = 5.0,
         max_seconds: float | None = None,
         seed: int | None = None,
         tree: str = "compiled",
@@ -91,6 +94,8 @@ class PUCTAgent(SearchAgent):
             early_stop=early_stop,
             pipeline=pipeline,
             fpu_reduction=fpu_reduction,
+            score_utility=score_utility,
+            score_scale=score_scale,
         )
         rng = np.random.default_rng(seed)
         if tree == "compiled" and compiled_search_supports(evaluator, self_play):

@@ -35,7 +35,7 @@ from numba import njit
 from dlgo.encoders.zero import KOMI_SCALE, encode_position
 from dlgo.kernels import BLACK, WHITE, flood_words, play_and_capture
 from dlgo.playout.kernel import area_winner
-from dlgo.search.tree import first_play_value, select_branch
+from dlgo.search.tree import first_play_value, score_utility, select_branch
 
 __all__ = [
     "PARENT",
@@ -148,14 +148,25 @@ def encode_node(ni, bhash, boards, node, root, g, root_set, root_hist, zob, wtm,
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _select_and_visit(ni, nf, prior, N, W, node, c, vl, fpu_reduction):
+def _select_and_visit(ni, nf, prior, N, W, child, af, node, c, vl, fpu_reduction, su):
     """The PUCT choice at ``node`` (``dlgo.search.tree.select_branch``, the same rule as the
-    Python tree) and its virtual visit."""
+    Python tree) and its virtual visit. ``su``: score utility (factor, scale, the root's score
+    in Black's view); with a factor above 0 and a tree that keeps scores, each visited branch's Q
+    gains ``score_utility`` of its subtree's mean score (the mover's view)."""
     first = ni[node, FIRST]
     end = first + ni[node, COUNT]
     total = nf[node, TOTAL]
     fpu = first_play_value(prior[first:end], N[first:end], nf[node, VALUE], fpu_reduction)
-    best = first + select_branch(prior[first:end], N[first:end], W[first:end], total, c, fpu)
+    values = W[first:end]
+    if su[0] > 0.0 and af.shape[0] > 0:
+        values = values.copy()
+        sign = 1.0 if ni[node, COLOR] == BLACK else -1.0
+        for i in range(end - first):
+            ch = child[first + i]
+            if ch >= 0 and af[ch, HAS_AUX] > 0.0:
+                mean = (af[ch, SCORE] + af[ch, SCORE_BELOW]) / (1.0 + af[ch, COUNT_BELOW])
+                values[i] += N[first + i] * score_utility(sign * mean, sign * su[2], su[0], su[1])
+    best = first + select_branch(prior[first:end], N[first:end], values, total, c, fpu)
     N[best] += 1.0
     W[best] -= vl
     nf[node, TOTAL] = total + 1.0
@@ -235,6 +246,8 @@ def collect(
     moves,
     counts,
     root_quota,
+    af,
+    su,
 ):
     """Up to ``limit`` descents with virtual losses to new leaves, each played, encoded
     (``planes[i]``, its legal moves in ``moves[i]`` / ``counts[i]``, cache key ``keys[i]``) and
@@ -244,7 +257,8 @@ def collect(
     visits (-1: no cap), as ``PUCTSearch._collect`` does. The caller leaves room for
     ``3 * limit + 2`` nodes. ``root_quota`` (one per root branch, or empty for PUCT): the root's
     branch is the least visited one still under its quota, and the batch ends when none is
-    (a root search of its own above the tree, ``dlgo.search.gumbel``)."""
+    (a root search of its own above the tree, ``dlgo.search.gumbel``). ``af``/``su``: the
+    nodes' scores and the score utility (``_select_and_visit``)."""
     ni, nf, bhash, boards, prior, N, W, emove, child, used = tree
     w = g[G_W]
     n = g[G_N]
@@ -265,7 +279,7 @@ def collect(
                 if e < 0:
                     return m
             else:
-                e = _select_and_visit(ni, nf, prior, N, W, node, c, vl, fpu_reduction)
+                e = _select_and_visit(ni, nf, prior, N, W, child, af, node, c, vl, fpu_reduction, su)
             path_nodes[depth] = node
             path_edges[depth] = e
             depth += 1

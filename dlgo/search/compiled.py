@@ -205,6 +205,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         self._aux = False  # this search keeps the network's ownership and score (analysis)
         # visits each root branch may reach, set by a root search of its own (``dlgo.search.gumbel``); empty: PUCT
         self.root_quota = np.zeros(0, np.float64)
+        self._score_utility = np.zeros(3, np.float64)  # (factor, scale, center): ``_score_utility_now``
 
     # --- the tree between searches -------------------------------------------------------------
     def clear(self) -> None:
@@ -270,6 +271,18 @@ class CompiledPUCTSearch(BatchedTreeSearch):
             self._new_root(state)
         self.root_state = state
         self._set_root_priors(self_play)
+        self._score_utility = self._score_utility_now()
+
+    def _score_utility_now(self) -> np.ndarray:
+        """(factor, scale, center) for ``arena.collect``: the settings' score utility around the
+        root's expected score now (Black's view), fixed for the search as KataGo does; factor 0
+        where the tree keeps no scores (self-play)."""
+        s, tree = self.settings, self._arena
+        if s.score_utility <= 0 or not self._aux or tree.af[self.root, arena.HAS_AUX] <= 0:
+            return np.zeros(3, np.float64)
+        row = tree.af[self.root]
+        center = (row[arena.SCORE] + row[arena.SCORE_BELOW]) / (1.0 + row[arena.COUNT_BELOW])
+        return np.array([s.score_utility, s.score_scale, center], np.float64)
 
     def _root_branch_visits(self) -> np.ndarray:
         return self._arena.N[self._root_span()]
@@ -312,7 +325,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         m = arena.collect(
             tree.arrays, self.root, limit, cap, s.c_puct, s.virtual_loss, s.fpu_reduction, tree.g, ctx.root_set,
             ctx.root_hist, ctx.zob, ctx.wtm, ctx.komi, ctx.salt, slot.planes, slot.leaves, slot.keys, slot.moves,
-            slot.counts, self.root_quota,
+            slot.counts, self.root_quota, tree.af, self._score_utility,
         )  # fmt: skip
         return _Batch(slot, int(m))
 

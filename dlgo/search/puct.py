@@ -71,6 +71,10 @@ class SearchSettings:
     losses are then in the tree). ``fpu_reduction``: the value of a move not visited yet;
     negative: 0, a draw (the book, AlphaGo Zero); else the node's network value less this times
     the square root of the visited moves' prior mass (Leela Zero's first-play urgency).
+    ``score_utility``/``score_scale``: KataGo's score utility where the network has a score head
+    and the tree keeps scores (the compiled tree, outside self-play): each visited move's Q gains
+    ``score_utility * 2/pi * atan((its mean score - the root's) / score_scale)``, so the search
+    plays for points among moves of about the same win rate; 0: off (pure win rate).
     """
 
     c_puct: float = 2.0
@@ -82,12 +86,16 @@ class SearchSettings:
     early_stop: bool = True
     pipeline: bool = True
     fpu_reduction: float = -1.0
+    score_utility: float = 0.0
+    score_scale: float = 5.0
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         if self.c_puct < 0 or self.virtual_loss < 0 or not 0 <= self.noise_weight <= 1:
             raise ValueError("c_puct and virtual_loss must be >= 0, noise_weight in [0, 1]")
+        if self.score_utility < 0 or self.score_scale <= 0:
+            raise ValueError("score_utility must be >= 0 and score_scale > 0")
 
 
 @dataclass
@@ -176,6 +184,7 @@ class PUCTSearch(BatchedTreeSearch):
         self._executor: ThreadPoolExecutor | None = None
         self._evaluate_aux = _with_aux(evaluator) if getattr(evaluator, "has_aux", False) else None
         self._evaluate = evaluator.evaluate
+        self._score_utility: tuple | None = None  # (factor, scale, center) of this search, ``_set_root``
 
     # --- the tree between searches -------------------------------------------------------------
     def clear(self) -> None:
@@ -211,6 +220,11 @@ class PUCTSearch(BatchedTreeSearch):
         if root is None:
             root = self._evaluate_root(state)
         self.root, self.root_state = root, state
+        # score utility around the root's expected score, fixed for the search (KataGo)
+        s = self.settings
+        self._score_utility = None
+        if s.score_utility > 0 and root.aux is not None and not self_play:
+            self._score_utility = (s.score_utility, s.score_scale, root.aux.mean_score())
         if self_play and self.settings.noise_weight > 0:
             self._add_noise(root)
         elif root.network_priors is not None:
@@ -307,12 +321,13 @@ class PUCTSearch(BatchedTreeSearch):
         c = self.settings.c_puct
         vl = self.settings.virtual_loss
         fpu = self.settings.fpu_reduction
+        utility = self._score_utility
         node = root
         path: list[tuple[ZeroTreeNode, int]] = []
         board = root.state.board
         num_cols, points = board.num_cols, board.num_rows * board.num_cols
         while True:
-            pos = node.select_and_visit(c, vl, fpu)
+            pos = node.select_and_visit(c, vl, fpu, utility)
             path.append((node, pos))
             child = node.children.get(pos)
             if child is None:

@@ -44,7 +44,7 @@ from numba import njit
 
 from dlgo.encoders.features import legal_move_mask
 from dlgo.goboard import GameState, Move
-from dlgo.gotypes import Point
+from dlgo.gotypes import Player, Point
 from dlgo.scoring import compute_game_result
 
 __all__ = [
@@ -138,6 +138,16 @@ def select_branch(priors, visits, total_values, total_visits, c, unvisited_q):
 
 
 @njit(cache=True, nogil=True)
+def score_utility(score, center, factor, scale):
+    """KataGo's score utility: ``factor * 2/pi * atan((score - center) / scale)``, added to a
+    branch's Q (a win rate in [-1, 1]) so that among moves of about the same win rate the search
+    prefers the one that leads by more points; ``center`` is the root's expected score, so the
+    bonus measures points gained or lost by the move, and saturates at ``factor``. The one place
+    of the rule."""
+    return factor * (2.0 / np.pi) * np.arctan((score - center) / scale)
+
+
+@njit(cache=True, nogil=True)
 def _select_and_visit(priors, visits, total_values, total_visits, c, virtual_loss, value, fpu_reduction):
     """``select_branch`` plus the virtual visit of the chosen branch: one compiled call per node
     of a descent instead of several numpy scalar updates."""
@@ -175,6 +185,10 @@ class NodeAux:
             self.ownership_below += other.ownership
         self.score_below += other.score
         self.count_below += 1
+
+    def mean_score(self) -> float:
+        """The score averaged over this node and every evaluated node below (Black's view)."""
+        return (self.score + self.score_below) / (1 + self.count_below)
 
     def mean(self) -> tuple[np.ndarray, float]:
         """Ownership (float32) and score averaged over this node and every evaluated node below."""
@@ -305,13 +319,29 @@ class ZeroTreeNode:
         fpu = first_play_value(self.priors, self.visits, self.value, fpu_reduction)
         return select_branch(self.priors, self.visits, self.total_values, self.total_visits, c, fpu)
 
-    def select_and_visit(self, c: float, virtual_loss: float, fpu_reduction: float = -1.0) -> int:
-        """``select_branch`` and ``add_virtual_visit`` of its answer in one step (the descent's hot path)."""
+    def select_and_visit(
+        self, c: float, virtual_loss: float, fpu_reduction: float = -1.0, utility: tuple | None = None
+    ) -> int:
+        """``select_branch`` and ``add_virtual_visit`` of its answer in one step (the descent's hot
+        path). ``utility``: (factor, scale, the root's score in Black's view) of the score
+        utility: each visited branch with a score gains ``score_utility`` of its subtree's mean
+        score (the compiled tree's rule, ``dlgo.search.arena``)."""
         if self.visits is None:
             self.ensure_stats()
+        values = self.total_values
+        if utility is not None and utility[0] > 0:
+            factor, scale, center = utility
+            values = values.copy()
+            sign = 1.0 if self.state.next_player == Player.black else -1.0
+            for pos, child in self.children.items():
+                if child.aux is not None:
+                    mean = child.aux.mean_score()
+                    values[pos] += self.visits[pos] * score_utility(sign * mean, sign * center, factor, scale)
         pos = _select_and_visit(
-            self.priors, self.visits, self.total_values, self.total_visits, c, virtual_loss, self.value, fpu_reduction
+            self.priors, self.visits, values, self.total_visits, c, virtual_loss, self.value, fpu_reduction
         )
+        if values is not self.total_values:
+            self.total_values[pos] -= virtual_loss
         self.total_visits += 1.0
         return pos
 

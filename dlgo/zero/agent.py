@@ -35,6 +35,8 @@ _SEARCH_KEYS: dict[str, tuple[str, type]] = {
     "reuse_tree": ("reuse_tree", bool),
     "tree": ("tree", str),
     "fpu_reduction": ("fpu_reduction", float),
+    "score_utility": ("score_utility", float),
+    "score_scale": ("score_scale", float),
 }
 _LOAD_KEYS: dict[str, tuple[str, type]] = {
     "cache_size": ("cache_size", int),

@@ -82,8 +82,13 @@ class SelfPlaySettings:
     gumbel_considered: int = 16  # moves the Gumbel root search starts from (sequential halving)
     corner_start_fraction: float = 0.0  # share of games started from a corner position (dlgo.zero.starts)
     cleanup_playouts: int = 0  # > 0: dead stones left at the end are captured first (see end_of_game_move)
+    # a game's komi: komi plus a whole number of points drawn evenly from [-komi_spread, komi_spread]
+    # (KataGo varies komi so that the value learns what the komi plane says; 0: always komi)
+    komi_spread: int = 0
 
     def __post_init__(self) -> None:
+        if self.komi_spread < 0:
+            raise ValueError("komi_spread must be >= 0 (0: every game at komi)")
         if not 0 < self.full_search_fraction <= 1:
             raise ValueError("full_search_fraction must be in (0, 1]")
         if self.root_search not in ("puct", "gumbel"):
@@ -118,6 +123,12 @@ class SelfPlaySettings:
             min_move=self.resign_min_move or None,
             consecutive_moves=self.resign_consecutive,
         )
+
+    def game_komi(self, rng: np.random.Generator) -> float:
+        """The komi of one game (``komi_spread``)."""
+        if self.komi_spread == 0:
+            return self.komi
+        return self.komi + int(rng.integers(-self.komi_spread, self.komi_spread + 1))
 
     def resign_start(self) -> int:
         return self.resign_policy().first_move_for(GameState.new_game(self.board_size, komi=self.komi))
@@ -236,10 +247,11 @@ def play_game(
     agent.clear_tree()
     tree = agent.tree
     corner = settings.corner_start_fraction > 0 and rng.random() < settings.corner_start_fraction
+    komi = settings.game_komi(rng)
     if corner:
-        state = corner_start(agent.evaluator, size, settings.komi, rng)
+        state = corner_start(agent.evaluator, size, komi, rng)
     else:
-        state = GameState.new_game(size, komi=settings.komi)
+        state = GameState.new_game(size, komi=komi)
     planes: list[np.ndarray] = []
     policies: list[np.ndarray] = []
     recorded_movers: list[int] = []
@@ -331,7 +343,7 @@ def play_game(
     low = None
     if not resign_allowed:
         low = winner_low_value(values, movers, winner, resign_start, settings.resign_consecutive)
-    sgf = write_game(state, black_name=names[0], white_name=names[1], result=result, komi=settings.komi)
+    sgf = write_game(state, black_name=names[0], white_name=names[1], result=result, komi=komi)
     return SelfPlayGame(
         experience=experience,
         moves=moves,
