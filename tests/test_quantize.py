@@ -30,10 +30,14 @@ pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:Depreca
 
 # The tolerance the int8 model must meet on the held-out positions below (a random tiny network,
 # whose near-uniform policy makes top-1 harder to keep than a trained network's: the shipped
-# 9x9 network keeps about 0.95, see ``python -m dlgo.inference.quantize --report``).
+# 9x9 network keeps about 0.95, see ``python -m dlgo.inference.quantize --report``). Its value
+# depends on the random initialisation of the installed Keras/TensorFlow: with TensorFlow 2.21
+# and ONNX Runtime 1.32 (2026-11-26) the int8 value differs by 0.042 on average, 0.157 at most;
+# another network of the same shape differs by 0.26 and 0.73, which these bounds still catch.
 ROOT = Path(__file__).resolve().parents[1]
 MIN_TOP1_AGREEMENT = 0.8
-MAX_VALUE_DIFF = 0.1
+MAX_VALUE_DIFF = 0.25
+MAX_VALUE_MEAN_DIFF = 0.06
 
 
 def _save(path, seed: int) -> None:
@@ -74,6 +78,7 @@ def test_int8_agrees_with_fp32_and_is_cached_beside_the_export(model) -> None:
     found = agreement(_answers(fp32, states), _answers(int8, states), ["policy", "value"])
     assert found["top1_agreement"] >= MIN_TOP1_AGREEMENT, found
     assert found["value_max_abs_diff"] <= MAX_VALUE_DIFF, found
+    assert found["value_mean_abs_diff"] <= MAX_VALUE_MEAN_DIFF, found
 
 
 def test_the_int8_file_is_reused(model, monkeypatch) -> None:
