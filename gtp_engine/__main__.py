@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import sys
+import threading
 from collections.abc import Sequence
 
 from gtp_engine.config import (
@@ -173,17 +174,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     log = logging.getLogger("gtp_engine")
     log.info("ready: agent %s, config %s", config.agent_name(), config.path or "defaults")
     try:
-        return engine.run()
+        status = engine.run()
     except OutputClosed:
         log.info("the controller closed our output")
-        return 0
+        status = 0
     except KeyboardInterrupt:
-        return 130
+        status = 130
     finally:
         try:
             gtp_out.close()
         except OSError:
             pass
+    return exit_status(status)
+
+
+def exit_status(status: int) -> int:
+    """``status``; or, while an agent is still being built in the background, an immediate exit
+    with it (every answer is out by now): tearing the interpreter down under numba's compiler in
+    that thread can abort inside LLVM (seen once at a ``quit`` soon after a start on a cold
+    cache), and nothing of an unfinished build is worth waiting for."""
+    from gtp_engine.agent_pool import AGENT_BUILD_THREAD
+
+    if any(t.name == AGENT_BUILD_THREAD and t.is_alive() for t in threading.enumerate()):
+        logging.shutdown()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
 
 
 if __name__ == "__main__":

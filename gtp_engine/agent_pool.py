@@ -22,9 +22,10 @@ from dlgo.search import SearchAgent, SearchBudget
 from gtp_engine.config import Config
 from gtp_engine.protocol import UNACCEPTABLE_SIZE, GtpError
 
-__all__ = ["AgentBuild", "AgentPool", "Overhead"]
+__all__ = ["AGENT_BUILD_THREAD", "AgentBuild", "AgentPool", "Overhead"]
 
 log = logging.getLogger(__name__)
+AGENT_BUILD_THREAD = "agent-build"  # the background thread that builds agents (``AgentPool.start``)
 
 
 class Overhead:
@@ -184,7 +185,7 @@ class AgentPool:
         """Build what is queued, in the background (no-op when under way or nothing is)."""
         with self._lock:
             if self._queue and self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="agent-build", daemon=True)
+                self._thread = threading.Thread(target=self._run, name=AGENT_BUILD_THREAD, daemon=True)
                 self._thread.start()
 
     def get(self, rows: int, cols: int) -> tuple[registry.AgentType, dict[str, Any], Agent]:

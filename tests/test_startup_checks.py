@@ -189,3 +189,23 @@ def test_load_model_says_what_is_wrong_with_a_cut_file_not_file_not_found(tmp_pa
         load_model(cut)
     assert "File not found" not in str(info.value)
     assert check_model_file(_model(tmp_path / "fine")).encoder == "zero"
+
+
+@pytest.mark.parametrize("building", [True, False])
+def test_the_engine_exits_at_once_while_an_agent_is_still_being_built(building):
+    """After the last answer, a build still running in the background (numba compiling on a cold
+    cache) is not waited for nor torn down under: the process ends at once with its status."""
+    program = (
+        "import threading, time, sys\n"
+        "from gtp_engine.__main__ import exit_status\n"
+        "from gtp_engine.agent_pool import AGENT_BUILD_THREAD\n"
+        f"if {building}:\n"
+        "    threading.Thread(target=time.sleep, args=(60,), name=AGENT_BUILD_THREAD, daemon=True).start()\n"
+        "status = exit_status(3)\n"
+        "print('returned', status, flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    if building:
+        assert done.returncode == 3 and "returned" not in done.stdout
+    else:
+        assert done.returncode == 0 and done.stdout.strip() == "returned 3"

@@ -264,6 +264,8 @@ def test_loop_runs_iterations_and_resumes_without_replaying_tasks(tmp_path):
     assert [int(r["iteration"]) for r in rows] == [0, 1]
     assert sum(int(r["games"]) for r in rows) == 12
     assert all(r["policy_loss"] and float(r["policy_loss"]) > 0 for r in rows)
+    white = sum(s["winner"] == "W" for s in summaries) / len(summaries)
+    assert float(rows[0]["white_won"]) == pytest.approx(white, abs=1e-4)
     gated = [r for r in rows if r["gate_wins"]]
     assert gated and all(int(r["gate_wins"]) + int(r["gate_losses"]) + int(r["gate_draws"]) <= 4 for r in gated)
     assert (out / "learner.keras").is_file() and (out / "iter-0001" / "candidate.keras").is_file()

@@ -72,7 +72,7 @@ def test_komi_spread_varies_each_games_komi_and_the_network_sees_it():
         settings = SelfPlaySettings(board_size=9, full_visits=8, fast_visits=4, max_moves=6, komi_spread=3)
         game = play_game(agent, settings, np.random.default_rng(seed), resign_allowed=False)
         komi = read_game(game.sgf).initial_state.komi
-        assert 4.0 <= komi <= 10.0 and komi == int(komi)
+        assert 4.0 <= komi <= 10.0 and komi == int(komi) and game.summary()["komi"] == komi
         seen.add(komi)
         planes = game.experience.states.astype(np.float32)[:, :, :, 14]
         magnitudes = np.unique(np.abs(planes))

@@ -32,7 +32,7 @@ ITERATION_COLUMNS = (
     "iteration", "generation", "games", "positions", "total_games", "total_positions", "policy_loss",
     "value_loss", "lr", "window", "gate_wins", "gate_losses", "gate_draws", "gate_accept", "accepted",
     "resign_threshold", "false_resign_rate", "played_out", "selfplay_seconds", "train_seconds", "gate_seconds",
-    "games_per_hour", "ownership_loss", "score_loss",
+    "games_per_hour", "ownership_loss", "score_loss", "white_won",
 )  # fmt: skip
 ELO_COLUMNS = (
     "generation", "iteration", "anchor", "games", "wins", "losses", "draws", "win_rate", "elo", "elo_low",
@@ -88,6 +88,8 @@ def iteration_row(
         "games_per_hour": round(3600 * len(summaries) / selfplay_seconds, 1) if selfplay_seconds > 0 else "",
         "ownership_loss": metrics.get("ownership_loss", ""),  # networks with the auxiliary heads
         "score_loss": metrics.get("score_loss", ""),
+        # the colours' balance: White won 66% at komi 7 alone (docs/zero-training.md, "Komi varied per game")
+        "white_won": round(sum(r["winner"] == "W" for r in summaries) / len(summaries), 4) if summaries else "",
     }
 
 

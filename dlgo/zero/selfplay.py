@@ -157,6 +157,7 @@ class SelfPlayGame:
     values: list[float] = field(default_factory=list)  # resign signal of every move, mover's view
     corner_start: bool = False  # started from a corner position (dlgo.zero.starts), not the empty board
     cleanup_moves: int = 0  # passes replaced by an attack on dead stones (cleanup_capture)
+    komi: float = 7.0  # the game's komi (``SelfPlaySettings.komi_spread`` varies it)
 
     def summary(self) -> dict:
         return {
@@ -174,6 +175,7 @@ class SelfPlayGame:
             "seconds": round(self.seconds, 3),
             "corner_start": self.corner_start,
             "cleanup_moves": self.cleanup_moves,
+            "komi": self.komi,
         }
 
 
@@ -361,4 +363,5 @@ def play_game(
         cleanup_moves=cleanup_moves,
         values=values,
         corner_start=corner,
+        komi=komi,
     )
