@@ -217,9 +217,12 @@ def gogui_pspairs(result: SearchResult) -> str:
 
 
 def gogui_var(result: SearchResult, to_move: Player) -> str:
-    """GoGui ``var``: the best PV with colours, ``b D4 w Q16 ...`` (stops before a pass)."""
+    """GoGui ``var``: the best PV with colours, ``b D4 w Q16 ...`` (stops before a pass).
+
+    A best move of pass shows as ``b pass`` (GoGui reads it as a pass move), not as an empty
+    variation that would hide what the search chose."""
     best = result.best
-    if best is None or not best.move.is_play:
+    if best is None:
         return ""
     out, player = [], to_move
     for vertex in pv_moves(best):

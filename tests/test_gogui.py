@@ -98,7 +98,11 @@ def test_gogui_analysis_commands(gogui) -> None:
     assert pairs and all(re.fullmatch(r"[A-HJ][1-9]", p) and v.isdigit() for p, v in pairs)
     raw_pairs = parse_response(json.loads(dict(gogui["full"])["dlgo-visits"])).text.split()
     assert [x for pair in pairs for x in pair] == raw_pairs
-    var = gogui["var"]
+    # GoGui's parseVariation read back: a pass (the best move of a short random search, now and
+    # then) is a move with no point, printed "null".
+    var = [(colour, "pass" if point == "null" else point) for colour, point in gogui["var"]]
+    raw_var = parse_response(json.loads(dict(gogui["full"])["dlgo-pv"])).text.split()
     assert var and var[0][0] == "BLACK"
+    assert [x for colour, point in var for x in (colour[0].lower(), point)] == raw_var
     assert gogui["plist"] == [["0"]]
     assert re.fullmatch(r"[A-HJ][1-9]", gogui["genmove"][0][0])

@@ -85,6 +85,8 @@ def test_pv_stops_at_pass() -> None:
     cands, own = parse_info_line(line, kata=False, size=9)
     assert cands[0]["pv"] == ["D4"] and cands[1]["pv"] == ["pass"] and own is None
     assert gogui_var(result, Player.white) == "w D4"
+    passing = SearchResult([_cand(pas, [pas]), _cand(d4, [d4])], visits=20, winrate=0.5, elapsed=0.1)
+    assert gogui_var(passing, Player.black) == "b pass"
 
 
 def test_info_line_formats_and_filters() -> None:
