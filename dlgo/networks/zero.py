@@ -204,14 +204,21 @@ def graft_heads(model, ownership: bool = True, score: bool = True, global_poolin
     return new
 
 
-def conform_network(model, aux_heads: bool, global_pooling: bool = False):
+def conform_network(model, aux_heads: bool, global_pooling: bool = False, trunk: tuple[int, int] | None = None):
     """``model`` as a loop config asks for it: with both auxiliary heads or none, with global
-    pooling when asked (``graft_heads``); ``model`` itself when it is so already."""
+    pooling when asked (``graft_heads``), its trunk grown to at least ``trunk`` = (blocks,
+    filters) (``dlgo.networks.grow``, same outputs); ``model`` itself when it is so already."""
+    from dlgo.networks.grow import grow_network, trunk_size
+
     has = model_has_heads(model)
     pooled = any("_gpool_" in layer.name for layer in model.layers)
-    if all(has[h] == aux_heads for h in AUX_HEADS) and (pooled or not global_pooling):
-        return model
-    return graft_heads(model, ownership=aux_heads, score=aux_heads, global_pooling=True if global_pooling else None)
+    if not (all(has[h] == aux_heads for h in AUX_HEADS) and (pooled or not global_pooling)):
+        model = graft_heads(model, ownership=aux_heads, score=aux_heads, global_pooling=True if global_pooling else None)
+    if trunk is not None:
+        blocks, filters = trunk_size(model)
+        if trunk[0] > blocks or trunk[1] > filters:
+            model = grow_network(model, max(blocks, trunk[0]), max(filters, trunk[1]))
+    return model
 
 
 def book_zero_model(num_planes: int, board_size: int = 9):

@@ -372,6 +372,7 @@ class ZeroLoop:
             card_fields={"training": self._training_card(it)}, progress=self.progress,
             aux_heads=self.config.loop.aux_heads, global_pooling=self.config.loop.global_pooling,
             schedule_iteration=it + int(self.carried.get("iteration", 0)),
+            trunk=(self.config.loop.blocks, self.config.loop.filters),
         )  # fmt: skip
         _export_onnx(candidate, self.config.selfplay.runtime == "int8")
         clock.stop()

@@ -30,7 +30,7 @@ class LoopConfigError(ValueError):
 class LoopSettings:
     out: str = "runs/zero-9x9"
     init_model: str = ""  # the network of generation 0 (warm start); "" = a fresh network
-    blocks: int = 4  # a fresh network's size (when init_model is "")
+    blocks: int = 4  # a fresh network's size; an init_model's learner grows to at least this (dlgo.networks.grow)
     filters: int = 48
     aux_heads: bool = False  # KataGo's ownership and score heads on the learner (grafted when missing)
     global_pooling: bool = False  # KataGo's global pooling blocks in the learner's trunk (added, never removed)

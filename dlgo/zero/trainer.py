@@ -100,6 +100,7 @@ def _load_learner(
     rate: float,
     aux_heads: bool = False,
     global_pooling: bool = False,
+    trunk: tuple[int, int] | None = None,
 ) -> Any:
     import keras
 
@@ -108,13 +109,13 @@ def _load_learner(
 
     if checkpoint.exists():
         model = keras.saving.load_model(checkpoint, compile=True)
-        fitted = conform_network(model, aux_heads, global_pooling)
+        fitted = conform_network(model, aux_heads, global_pooling, trunk)
         if fitted is model:
             model.optimizer.learning_rate.assign(rate)
             return model
-        model = fitted  # the heads changed: a fresh optimizer
+        model = fitted  # the heads or the trunk changed: a fresh optimizer
     else:
-        model = conform_network(keras.saving.load_model(init_model, compile=False), aux_heads, global_pooling)
+        model = conform_network(keras.saving.load_model(init_model, compile=False), aux_heads, global_pooling, trunk)
     _compile(model, settings, rate)
     return model
 
@@ -146,17 +147,19 @@ def train_candidate(
     aux_heads: bool = False,
     global_pooling: bool = False,
     schedule_iteration: int | None = None,
+    trunk: tuple[int, int] | None = None,
 ) -> dict[str, float]:
     """Train ``steps_per_iteration`` steps on the window after ``iteration``'s games, then write
     the learner checkpoint and the candidate; returns the mean losses of the steps.
-    ``aux_heads``/``global_pooling``: what the learner network must have (``conform_network``);
+    ``aux_heads``/``global_pooling``/``trunk``: what the learner network must have (``conform_network``:
+    heads, pooling, at least ``trunk`` = (blocks, filters), grown to it with the same outputs);
     ``schedule_iteration``: the iteration the learning-rate drops read (default ``iteration``;
     more for a run that goes on from an earlier one's)."""
     from dlgo.inference import save_model
 
     checkpoint, candidate = Path(checkpoint), Path(candidate)
     rate = learning_rate(settings, iteration if schedule_iteration is None else schedule_iteration)
-    model = _load_learner(checkpoint, Path(init_model), settings, rate, aux_heads, global_pooling)
+    model = _load_learner(checkpoint, Path(init_model), settings, rate, aux_heads, global_pooling, trunk)
     window = replay.window(
         window_size(iteration, settings.window_start, settings.window_growth, settings.window_max),
         up_to_iteration=iteration,
@@ -204,6 +207,11 @@ def train_candidate(
     fields.setdefault("network", dict(base.network))
     if aux_heads or global_pooling:
         fields["network"] = {**fields["network"], "aux_heads": aux_heads, "global_pooling": global_pooling}
+    if fields["network"].get("kind", "zero") == "zero" and "stem_conv" in {layer.name for layer in model.layers}:
+        from dlgo.networks.grow import trunk_size
+
+        blocks, filters = trunk_size(model)  # a grown learner's, not its starting network's
+        fields["network"] = {**fields["network"], "name": model.name, "blocks": blocks, "filters": filters}
     save_model(model, candidate, "zero", [int(window.states.shape[1])], **fields)
     tmp = checkpoint.with_name(checkpoint.stem + ".tmp.keras")
     model.save(tmp)
