@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         "from": str(source),
         "from_training": card.training,
         "command": command,
-        "notes": f"{old_blocks}x{old_filters} grown to {args.blocks}x{args.filters}: same outputs, new weights to train",
+        "notes": f"{old_blocks}x{old_filters} grown to {args.blocks}x{args.filters}: same outputs",
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

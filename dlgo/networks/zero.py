@@ -213,7 +213,9 @@ def conform_network(model, aux_heads: bool, global_pooling: bool = False, trunk:
     has = model_has_heads(model)
     pooled = any("_gpool_" in layer.name for layer in model.layers)
     if not (all(has[h] == aux_heads for h in AUX_HEADS) and (pooled or not global_pooling)):
-        model = graft_heads(model, ownership=aux_heads, score=aux_heads, global_pooling=True if global_pooling else None)
+        model = graft_heads(
+            model, ownership=aux_heads, score=aux_heads, global_pooling=True if global_pooling else None
+        )
     if trunk is not None:
         blocks, filters = trunk_size(model)
         if trunk[0] > blocks or trunk[1] > filters:
