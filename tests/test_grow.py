@@ -10,8 +10,9 @@ import pytest
 keras = pytest.importorskip("keras")
 
 from dlgo.inference import load_model, save_model  # noqa: E402
-from dlgo.networks.grow import grow_network, main, trunk_size  # noqa: E402
+from dlgo.networks.grow import grow_network, trunk_size  # noqa: E402
 from dlgo.networks.zero import conform_network, zero_model  # noqa: E402
+from dlgo.zero.grow import main  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 
