@@ -20,6 +20,10 @@ owner of every point, +1 the player to move, -1 the opponent, 0 neither), ``scor
 area difference with komi for the player to move, in points) and ``aux_mask`` (1 where the game
 was counted after two passes; 0 for resigned or capped games and for chunks older than the
 targets, which load with mask 0).
+
+``root_values`` (float32 ``[n]``) is the full search's mean value at the root for the player to
+move (its Q), the second value target that ``[train] value_q_weight`` blends with the result
+(NaN where unknown: chunks older than it load as NaN and train on the result alone).
 """
 
 from __future__ import annotations
@@ -47,7 +51,8 @@ class ZeroExperienceBuffer:
     ``states``: encoded planes ``[n, rows, cols, planes]`` (float16: every plane of the zero
     encoder is exact in it); ``policies``: search visit distributions ``[n, N*N + 1]``;
     ``rewards``: the final result for the player to move, +1 win, -1 loss, 0 jigo;
-    ``ownership``, ``score``, ``aux_mask``: the auxiliary targets (module doc; None: none, mask 0).
+    ``ownership``, ``score``, ``aux_mask``: the auxiliary targets (module doc; None: none, mask 0);
+    ``root_values``: the search's root Q per position (None: unknown, stored as NaN).
     """
 
     states: np.ndarray
@@ -56,6 +61,7 @@ class ZeroExperienceBuffer:
     ownership: np.ndarray | None = None
     score: np.ndarray | None = None
     aux_mask: np.ndarray | None = None
+    root_values: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.states = np.asarray(self.states, dtype=np.float16)
@@ -74,6 +80,10 @@ class ZeroExperienceBuffer:
         self.ownership = ownership.reshape(n, ownership.size // n if n else max(points, 0))
         self.score = np.asarray(self.score if have else np.zeros(n), dtype=np.float32).reshape(n)
         self.aux_mask = np.asarray(self.aux_mask if have else np.zeros(n), dtype=np.float32).reshape(n)
+        unknown = np.full(n, np.nan, dtype=np.float32)
+        self.root_values = np.asarray(unknown if self.root_values is None else self.root_values, dtype=np.float32)
+        if self.root_values.shape != (n,):
+            raise ValueError(f"root_values has shape {self.root_values.shape}, expected ({n},)")
         if self.ownership.shape[1] != points:
             raise ValueError(f"ownership has {self.ownership.shape[1]} points per position, the board {points}")
 
@@ -96,7 +106,8 @@ class ZeroExperienceBuffer:
         try:
             with np.load(path) as data:
                 aux = {k: data[k] for k in _AUX if k in data.files} if "aux_mask" in data.files else {}
-                return cls(data["states"], data["policies"], data["rewards"], **aux)
+                q = data["root_values"] if "root_values" in data.files else None
+                return cls(data["states"], data["policies"], data["rewards"], **aux, root_values=q)
         except (OSError, KeyError, ValueError) as e:
             raise ValueError(f"{path}: not a readable experience chunk ({e})") from e
 
@@ -109,7 +120,7 @@ class ZeroExperienceBuffer:
 
 
 _AUX = ("ownership", "score", "aux_mask")
-_FIELDS = ("states", "policies", "rewards", *_AUX)
+_FIELDS = ("states", "policies", "rewards", *_AUX, "root_values")
 
 
 def combine_experience(buffers: Sequence[ZeroExperienceBuffer]) -> ZeroExperienceBuffer:
@@ -200,8 +211,9 @@ class ReplayBuffer:
 
 
 class TrainingBatch(NamedTuple):
-    """One training batch: planes, policy and value targets, and the auxiliary targets
-    (ownership float32 ``[b, N*N]``, score ``[b]`` in points, mask ``[b]``)."""
+    """One training batch: planes, policy and value targets, the auxiliary targets
+    (ownership float32 ``[b, N*N]``, score ``[b]`` in points, mask ``[b]``) and the search's
+    root Q ``[b]`` (NaN where unknown)."""
 
     x: np.ndarray
     policy: np.ndarray
@@ -209,6 +221,7 @@ class TrainingBatch(NamedTuple):
     ownership: np.ndarray
     score: np.ndarray
     aux_mask: np.ndarray
+    root_values: np.ndarray
 
 
 def training_batch(
@@ -231,7 +244,15 @@ def training_batch(
             x[sel] = symmetry.apply_to_planes(x[sel], int(k))
             p[sel] = symmetry.apply_to_policy(p[sel], int(k), (rows, cols))
             own[sel] = symmetry.apply_to_policy(own[sel], int(k), (rows, cols))
-    return TrainingBatch(x, p, buffer.rewards[idx].copy(), own, buffer.score[idx].copy(), buffer.aux_mask[idx].copy())
+    return TrainingBatch(
+        x,
+        p,
+        buffer.rewards[idx].copy(),
+        own,
+        buffer.score[idx].copy(),
+        buffer.aux_mask[idx].copy(),
+        buffer.root_values[idx].copy(),
+    )
 
 
 def augmented_batch(

@@ -141,6 +141,8 @@ def load_loop_config(path: str | os.PathLike | None, overrides: dict[str, dict[s
     for key in ("ownership_weight", "score_weight"):
         if not 0.0 <= getattr(config.train, key) <= 10.0:
             raise LoopConfigError(f"{source}: train.{key} must be in [0, 10]")
+    if not 0.0 <= config.train.value_q_weight <= 1.0:
+        raise LoopConfigError(f"{source}: train.value_q_weight must be in [0, 1]")
     if config.selfplay_loop.games_per_task < 1 or config.selfplay_loop.games_per_iteration < 1:
         raise LoopConfigError(f"{source}: selfplay.games_per_iteration and games_per_task must be >= 1")
     if config.gating.games < 0:

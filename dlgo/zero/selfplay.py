@@ -257,6 +257,7 @@ def play_game(
     planes: list[np.ndarray] = []
     policies: list[np.ndarray] = []
     recorded_movers: list[int] = []
+    root_values: list[float] = []  # the full searches' Q for the player to move: a second value target
     values: list[float] = []
     movers: list[int] = []
     moves: list[str] = []
@@ -289,6 +290,7 @@ def play_game(
             planes.append(encoder.encode(state))
             policies.append(stats.training_target())
             recorded_movers.append(mover)
+            root_values.append(stats.root_value)
         signal = max(stats.root_value, stats.best_value)
         values.append(signal)
         movers.append(mover)
@@ -313,7 +315,7 @@ def play_game(
                 move, cleanups_left, cleanup_moves = capture, cleanups_left - 1, cleanup_moves + 1
                 if full:  # its target is the pass that was not played: not a position to learn from
                     full_searches -= 1
-                    del planes[-1], policies[-1], recorded_movers[-1]
+                    del planes[-1], policies[-1], recorded_movers[-1], root_values[-1]
         moves.append(_vertex(move))
         state = state.apply_move(move)
 
@@ -341,6 +343,7 @@ def play_game(
         ownership=movers_arr[:, None] * ownership[None, :],
         score=movers_arr.astype(np.float32) * score,
         aux_mask=mask,
+        root_values=np.array(root_values, dtype=np.float32),
     )
     low = None
     if not resign_allowed:

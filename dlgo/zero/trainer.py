@@ -2,8 +2,13 @@
 
 Loss: cross-entropy of the policy against the search's visit distribution plus
 ``value_weight`` x the mean squared error of the value against the game result (L2 on the
-weights comes from the network's own regularisers). Each step draws a random batch from the
-window, every position in a random one of the 8 symmetries.
+weights comes from the network's own regularisers). With ``value_q_weight`` w > 0 the value's
+target is ``(1 - w) x result + w x Q``, Q the full search's mean value at the root where the
+position's chunk has it (the result alone where not): one game's result is a noisy label for
+each of its positions, the search's Q a less noisy but biased one (averaging the two learned
+faster in the Connect Four AlphaZero study "Lessons from AlphaZero", Prasad et al. 2018).
+Each step draws a random batch from the window, every position in a random one of the 8
+symmetries.
 
 A network with KataGo's auxiliary heads (``dlgo.networks.zero``; Wu 2019) adds
 ``ownership_weight`` x the mean over points of the squared error of the final ownership and
@@ -35,7 +40,7 @@ import numpy as np
 
 from dlgo.zero.experience import ReplayBuffer, training_batch, window_size
 
-__all__ = ["TrainerSettings", "train_candidate", "learning_rate"]
+__all__ = ["TrainerSettings", "train_candidate", "learning_rate", "blended_value_targets"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class TrainerSettings:
     lr_drops: tuple[tuple[int, float], ...] = ()  # (from iteration, rate)
     momentum: float = 0.9
     value_weight: float = 1.0
+    value_q_weight: float = 0.0  # the search's root Q's share of the value target (0: the result alone)
     window_start: int = 20_000
     window_growth: int = 10_000
     window_max: int = 250_000
@@ -120,7 +126,17 @@ def _load_learner(
     return model
 
 
-def _targets(model: Any, batch: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def blended_value_targets(rewards: np.ndarray, root_values: np.ndarray, q_weight: float) -> np.ndarray:
+    """The value head's target: the result blended with the search's root Q where it is known."""
+    rewards = np.asarray(rewards, dtype=np.float32)
+    if q_weight <= 0:
+        return rewards
+    q = np.asarray(root_values, dtype=np.float32)
+    blended = (1.0 - q_weight) * rewards + q_weight * np.clip(np.nan_to_num(q), -1.0, 1.0)
+    return np.where(np.isnan(q), rewards, blended).astype(np.float32)
+
+
+def _targets(model: Any, batch: Any, q_weight: float = 0.0) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The batch's targets and sample weights in the model's output order (aux: masked)."""
     from dlgo.networks.zero import SCORE_SCALE
 
@@ -130,7 +146,8 @@ def _targets(model: Any, batch: Any) -> tuple[list[np.ndarray], list[np.ndarray]
         "score": ((batch.score / SCORE_SCALE)[:, None], batch.aux_mask),
     }
     names = list(model.output_names)
-    pairs = [(batch.policy, ones), (batch.value, ones)] + [by_name[n] for n in names[2:]]
+    value = blended_value_targets(batch.value, batch.root_values, q_weight)
+    pairs = [(batch.policy, ones), (value, ones)] + [by_name[n] for n in names[2:]]
     return [y for y, _ in pairs], [w for _, w in pairs]
 
 
@@ -174,7 +191,7 @@ def train_candidate(
         bar = tqdm(total=settings.steps_per_iteration, desc=f"train it {iteration}", unit="step", leave=False)
     for _ in range(settings.steps_per_iteration):
         batch = training_batch(window, settings.batch_size, rng, settings.augment)
-        y, weights = _targets(model, batch)
+        y, weights = _targets(model, batch, settings.value_q_weight)
         out = model.train_on_batch(batch.x, y, sample_weight=weights, return_dict=True)
         losses = _losses(out)
         totals += losses
