@@ -6,7 +6,7 @@ weights comes from the network's own regularisers). With ``value_q_weight`` w > 
 target is ``(1 - w) x result + w x Q``, Q the full search's mean value at the root where the
 position's chunk has it (the result alone where not): one game's result is a noisy label for
 each of its positions, the search's Q a less noisy but biased one (averaging the two learned
-faster in the Connect Four AlphaZero study "Lessons from AlphaZero", Prasad et al. 2018).
+faster in the Connect Four AlphaZero study "Lessons from Implementing AlphaZero", Prasad 2018).
 Each step draws a random batch from the window, every position in a random one of the 8
 symmetries.
 
