@@ -28,11 +28,10 @@ class BlackAheadEvaluator:
         self.black_value = black_value
 
     def evaluate(self, states):
-        n = states[0].board.num_rows * states[0].board.num_cols + 1
-        p = np.full((len(states), n), 1.0 / (n - 1))
-        p[:, -1] = 1e-6
-        v = [self.black_value if s.next_player is Player.black else -self.black_value for s in states]
-        return p, np.array(v)
+        points = states[0].board.num_rows * states[0].board.num_cols
+        priors = np.append(np.full(points, 1.0 / points), 1e-6)
+        black = np.array([s.next_player is Player.black for s in states])
+        return np.tile(priors, (len(states), 1)), np.where(black, self.black_value, -self.black_value)
 
 
 def test_self_play_records_the_root_q_for_the_player_to_move():
