@@ -139,6 +139,17 @@ def test_warm_start_copies_weights_and_checks_the_network(one_epoch) -> None:
         _warm_start(zero_model(16, blocks=1, filters=4), str(one_epoch / "model.keras"), "zero")
 
 
+def test_fit_to_time_records_one_epoch_when_the_first_takes_all_the_minutes(archives, tmp_path, capsys) -> None:
+    # a loaded machine: epoch 1 outlasts --max-minutes, so the fitted schedule is that one epoch,
+    # and the state file says so (a resume must not go on with the 1000 epochs asked for)
+    out = tmp_path / "slow"
+    args = [*base_args(out, archives), "--epochs", "1000", "--max-minutes", "0.001", "--fit-to-time"]
+    assert train_main(args) == 0
+    assert "fit-to-time:" in capsys.readouterr().err
+    state = json.loads((out / "state.json").read_text())
+    assert state["config"]["epochs"] == 1 and state["epochs_done"] == 1
+
+
 def test_fit_to_time_ends_the_rate_curve_with_the_minutes(archives, tmp_path, capsys) -> None:
     out = tmp_path / "timed"
     args = [*base_args(out, archives), "--epochs", "1000", "--max-minutes", "0.35", "--fit-to-time"]

@@ -332,6 +332,7 @@ def _train(config: SupervisedConfig, resume: bool, progress: bool) -> dict[str, 
         config.epochs = 1 + max(0, int(left // per_epoch))
         print(f"fit-to-time: {timer.step_seconds:.4f} s a step: {config.epochs} epochs", file=sys.stderr)
         schedule.total_steps = steps_per_epoch * config.epochs
+        checkpointer.record_config()  # a first epoch longer than the minutes ends the run here
         model.train_function = None  # the schedule is traced into the train step: build it again
         initial_epoch = 1
     if initial_epoch < config.epochs:
@@ -410,6 +411,13 @@ class EpochEnd:
                     file=sys.stderr,
                 )
                 self.model.stop_training = True
+
+    def record_config(self) -> None:
+        """Write the config as it now stands (--fit-to-time's epochs) into the state file, so a
+        run that ends before its next epoch resumes with the fitted schedule."""
+        state = _read_state(self.out)
+        if state is not None:
+            _atomic_json(self.out / STATE, state | {"config": asdict(self.config)})
 
     def _save(self, epoch: int, row: dict[str, Any]) -> None:
         out = self.out
