@@ -152,7 +152,7 @@ def test_fit_to_time_records_one_epoch_when_the_first_takes_all_the_minutes(arch
 
 def test_fit_to_time_ends_the_rate_curve_with_the_minutes(archives, tmp_path, capsys) -> None:
     out = tmp_path / "timed"
-    args = [*base_args(out, archives), "--epochs", "1000", "--max-minutes", "0.35", "--fit-to-time"]
+    args = [*base_args(out, archives), "--epochs", "1000", "--max-minutes", "0.6", "--fit-to-time"]
     assert train_main([*args, "--lr-min", "1e-6"]) == 0
     assert "fit-to-time:" in capsys.readouterr().err
     state = json.loads((out / "state.json").read_text())

@@ -52,20 +52,8 @@ PLOT = "curves.png"
 MODEL = "model.keras"
 STATE_FORMAT = 1
 LOG_COLUMNS = (
-    "epoch",
-    "lr",
-    "loss",
-    "policy_loss",
-    "value_loss",
-    "top1",
-    "top5",
-    "val_loss",
-    "val_policy_loss",
-    "val_value_loss",
-    "val_top1",
-    "val_top5",
-    "seconds",
-    "positions_seen",
+    *("epoch", "lr", "loss", "policy_loss", "value_loss", "top1", "top5"),
+    *("val_loss", "val_policy_loss", "val_value_loss", "val_top1", "val_top5", "seconds", "positions_seen"),
 )
 
 
@@ -413,10 +401,8 @@ class EpochEnd:
                 self.model.stop_training = True
 
     def record_config(self) -> None:
-        """Write the config as it now stands (--fit-to-time's epochs) into the state file, so a
-        run that ends before its next epoch resumes with the fitted schedule."""
-        state = _read_state(self.out)
-        if state is not None:
+        """The config as it now stands (--fit-to-time's epochs) into the state file: a resume reads it."""
+        if (state := _read_state(self.out)) is not None:
             _atomic_json(self.out / STATE, state | {"config": asdict(self.config)})
 
     def _save(self, epoch: int, row: dict[str, Any]) -> None:
