@@ -35,6 +35,7 @@ finished games.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,7 +45,7 @@ from dlgo.deadstones import count
 from dlgo.encoders import get_encoder_by_name
 from dlgo.geometry import BLACK, WHITE
 from dlgo.goboard import GameState, Move
-from dlgo.gotypes import Player
+from dlgo.gotypes import Player, Point
 from dlgo.scoring import area_ownership, compute_game_result
 from dlgo.search import SearchBudget
 from dlgo.search.gumbel import gumbel_search
@@ -186,18 +187,20 @@ def _vertex(move: Move) -> str:
     return f"{cols[move.point.col - 1]}{move.point.row}"
 
 
-def final_targets(state: GameState) -> tuple[np.ndarray, float]:
+def final_targets(state: GameState, dead_stones: Iterable[Point] = ()) -> tuple[np.ndarray, float]:
     """Black's view of a finished game: the owner of every point (int8 ``[N*N]`` in the
     encoders' order, +1 black, -1 white, 0 neither: stones and the empty regions they alone
-    surround, as the area count has it) and black's area minus white's minus komi."""
+    surround, as the area count has it, after removing ``dead_stones``) and black's area minus
+    white's minus komi."""
     board = state.board
     geo = board.geometry
-    owner = area_ownership(board)
+    dead_stones = list(dead_stones)
+    owner = area_ownership(board, dead_stones)
     grid = np.zeros(board.num_rows * board.num_cols, dtype=np.int8)
     for idx in geo.on_board:
         point = geo.points[idx]
         grid[board.num_cols * (point.row - 1) + point.col - 1] = {BLACK: 1, WHITE: -1}.get(owner[idx], 0)
-    counted = compute_game_result(state)
+    counted = compute_game_result(state, dead_stones)
     return grid, float(counted.b - counted.w - counted.komi)
 
 

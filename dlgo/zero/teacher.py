@@ -1,0 +1,184 @@
+"""Experience from recorded matches: a stronger player's games as Zero training targets.
+
+Self-play teaches the network only what its own search finds, and on the 2 cores the loop's
+curve has gone flat. Chapter 7 of the book trains on the records of strong players instead; on
+9x9 there are no such human archives here, but there is a stronger program (Pachi), and a match
+folder written by ``dlgo.match.duel`` keeps every game (``results.jsonl``: moves, result, the
+referee's dead stones). Each position of such a game becomes one row of a
+``ZeroExperienceBuffer``:
+
+- ``policies``: the move played, one-hot, where the mover is one of ``learn_from`` (a teacher);
+  a row of zeros otherwise (its cross-entropy is 0: the position teaches the value only, so the
+  engine's own moves in games it lost are not imitated);
+- ``rewards``: the game's result for the player to move (the teacher's wins and our losses);
+- ``ownership``/``score``/``aux_mask``: the referee's count with its dead stones removed where
+  the game was counted, mask 0 where it was resigned;
+- ``root_values``: unknown (NaN): nobody's search is recorded.
+
+``python -m dlgo.zero.teacher`` converts match folders into a replay folder and fine-tunes a
+network on it (``dlgo.zero.teacher_cli``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dlgo.encoders import get_encoder_by_name
+from dlgo.goboard import GameState
+from dlgo.gotypes import Player
+from dlgo.match.record import parse_move
+from dlgo.utils import point_from_coords
+from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer
+from dlgo.zero.selfplay import final_targets
+
+__all__ = ["TeacherGame", "read_match", "game_experience", "convert_matches"]
+
+
+@dataclass(frozen=True)
+class TeacherGame:
+    """One finished game of a match folder, as much of it as training needs."""
+
+    index: int
+    size: int
+    komi: float
+    black: str
+    white: str
+    moves: list[tuple[str, str]]  # (colour "B"/"W", GTP vertex)
+    winner: int  # +1 black, -1 white, 0 jigo
+    dead_stones: list[str] | None  # the referee's, when the game was counted; None: not counted
+
+
+def _winner(record: dict[str, Any]) -> int | None:
+    winner = record.get("winner")
+    if winner in ("B", "W"):
+        return 1 if winner == "B" else -1
+    result = str(record.get("result", ""))
+    if result in ("0", "Draw", "Jigo") or result.endswith("+0"):
+        return 0
+    return None
+
+
+def read_match(folder: str | os.PathLike) -> Iterator[TeacherGame]:
+    """The games of ``folder``'s ``results.jsonl`` that can teach: finished without a fault,
+    no handicap, a known winner. ValueError names the file where a line is not JSON."""
+    path = Path(folder) / "results.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no results.jsonl (not a dlgo.match.duel folder)")
+    with path.open() as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{number}: not a JSON line ({e})") from None
+            winner = _winner(record)
+            if record.get("fault") or record.get("handicap") or winner is None:
+                continue
+            scoring = record.get("scoring") or {}
+            counted = record.get("reason") == "score" and "dead_removed" in scoring
+            yield TeacherGame(
+                index=int(record["index"]),
+                size=int(record["size"]),
+                komi=float(record["komi"]),
+                black=str(record["black"]),
+                white=str(record["white"]),
+                moves=[(str(c), str(v)) for c, v in record["moves"]],
+                winner=winner,
+                dead_stones=list(scoring["dead_removed"]) if counted else None,
+            )
+
+
+def game_experience(game: TeacherGame, learn_from: Iterable[str]) -> ZeroExperienceBuffer:
+    """Every position of ``game`` before each move (module doc); policy rows where a player of
+    ``learn_from`` moved."""
+    teachers = set(learn_from)
+    encoder = get_encoder_by_name("zero", game.size)
+    state = GameState.new_game(game.size, komi=game.komi)
+    planes, policies, movers = [], [], []
+    for colour, vertex in game.moves:
+        player = Player.black if colour == "B" else Player.white
+        move = parse_move(vertex)
+        if move.is_resign:
+            break
+        if player != state.next_player:
+            raise ValueError(f"game {game.index}: {colour} {vertex} out of turn")
+        planes.append(encoder.encode(state))
+        target = np.zeros(encoder.num_moves(), dtype=np.float32)
+        if (game.black if player == Player.black else game.white) in teachers:
+            target[encoder.num_moves() - 1 if move.is_pass else encoder.encode_move(move)] = 1.0
+        policies.append(target)
+        movers.append(1 if player == Player.black else -1)
+        state = state.apply_move(move)
+    movers_arr = np.array(movers, dtype=np.int8)
+    points = game.size * game.size
+    if game.dead_stones is not None:
+        ownership, score = final_targets(state, [point_from_coords(v) for v in game.dead_stones])
+        mask = np.ones(len(movers), dtype=np.float32)
+    else:
+        ownership, score = np.zeros(points, dtype=np.int8), 0.0
+        mask = np.zeros(len(movers), dtype=np.float32)
+    return ZeroExperienceBuffer(
+        np.array(planes, dtype=np.float16).reshape(-1, *encoder.shape()),
+        np.array(policies, dtype=np.float32).reshape(-1, encoder.num_moves()),
+        np.array([game.winner * m for m in movers], dtype=np.float32),
+        ownership=movers_arr[:, None] * ownership[None, :],
+        score=movers_arr.astype(np.float32) * score,
+        aux_mask=mask,
+        root_values=np.full(len(movers), np.nan, dtype=np.float32),
+    )
+
+
+@dataclass
+class ConvertReport:
+    games: int = 0
+    positions: int = 0
+    teacher_moves: int = 0
+    counted: int = 0
+    skipped: int = 0  # already converted
+    held_out: int = 0
+
+
+def convert_matches(
+    folders: Iterable[str | os.PathLike],
+    learn_from: Iterable[str],
+    replay: ReplayBuffer,
+    holdout: ReplayBuffer | None = None,
+    holdout_every: int = 10,
+) -> ConvertReport:
+    """Each game of each folder as one chunk (iteration: the folder's number from 1, task: the
+    game's index), every ``holdout_every``-th game into ``holdout`` when given. Games already
+    converted are skipped, so a match that is still running can be converted again."""
+    teachers = list(learn_from)
+    report = ConvertReport()
+    for number, folder in enumerate(folders, 1):
+        done = set(replay.done_tasks(number)) | (set(holdout.done_tasks(number)) if holdout is not None else set())
+        for game in read_match(folder):
+            if game.index in done:
+                report.skipped += 1
+                continue
+            held = holdout is not None and holdout_every > 0 and game.index % holdout_every == 0
+            target = holdout if held and holdout is not None else replay
+            experience = game_experience(game, teachers)
+            if len(experience) == 0:
+                continue
+            target.add(experience, iteration=number, task=game.index)
+            report.games += 1
+            report.held_out += int(held)
+            report.positions += len(experience)
+            report.teacher_moves += int(experience.policies.sum())
+            report.counted += int(game.dead_stones is not None)
+    return report
+
+
+if __name__ == "__main__":
+    from dlgo.zero.teacher_cli import main
+
+    raise SystemExit(main())

@@ -1,0 +1,127 @@
+"""A stronger player's games as training targets (``dlgo.zero.teacher``): match records become
+replay rows (teacher moves one-hot, our own moves value-only, results per mover, the referee's
+count with its dead stones), the conversion resumes, and the fine-tuning learns the teacher."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from dlgo.encoders import get_encoder_by_name
+from dlgo.goboard import Move
+from dlgo.utils import point_from_coords
+from dlgo.zero.experience import ReplayBuffer
+from dlgo.zero.teacher import convert_matches, game_experience, read_match
+
+pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
+
+# 5x5: Black (the teacher) walls off columns A-C, White (our engine) D-E; two passes end it
+COUNTED = {
+    "index": 0, "black": "teacher", "white": "us", "size": 5, "komi": 0.5, "handicap": 0,
+    "moves": [["B", "C1"], ["W", "D1"], ["B", "C2"], ["W", "D2"], ["B", "C3"], ["W", "D3"],
+              ["B", "C4"], ["W", "D4"], ["B", "C5"], ["W", "D5"], ["B", "A3"], ["W", "pass"],
+              ["B", "B3"], ["W", "pass"], ["B", "pass"]],
+    "winner": "B", "result": "B+4.5", "reason": "score", "fault": None,
+    "scoring": {"dead_removed": []},
+}  # fmt: skip
+RESIGNED = {
+    "index": 1, "black": "us", "white": "teacher", "size": 5, "komi": 0.5, "handicap": 0,
+    "moves": [["B", "C3"], ["W", "C2"], ["B", "resign"]],
+    "winner": "W", "result": "W+R", "reason": "resign", "fault": None, "scoring": {},
+}  # fmt: skip
+FAULTED = {**RESIGNED, "index": 2, "fault": "illegal move", "winner": "B", "result": "B+F"}
+
+
+def _match(folder, *records):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return folder
+
+
+def test_teacher_moves_are_policy_targets_and_ours_teach_the_value_only(tmp_path):
+    game = next(read_match(_match(tmp_path / "m", COUNTED)))
+    exp = game_experience(game, ["teacher"])
+    encoder = get_encoder_by_name("zero", 5)
+    assert len(exp) == 15  # a position before every move, the passes included
+    black_rows, white_rows = exp.policies[0::2], exp.policies[1::2]
+    assert black_rows.sum(axis=1).tolist() == [1.0] * 8
+    assert white_rows.sum() == 0  # our engine's moves are not imitated
+    assert black_rows[0].argmax() == encoder.encode_move(Move.play(point_from_coords("C1")))
+    assert black_rows[-1].argmax() == encoder.num_moves() - 1  # the teacher's closing pass
+    # Black won: +1 for Black to move, -1 for White to move
+    assert exp.rewards[0::2].tolist() == [1.0] * 8 and exp.rewards[1::2].tolist() == [-1.0] * 7
+    assert np.isnan(exp.root_values).all()
+
+
+def test_a_counted_game_gives_the_referees_count_with_its_dead_stones_removed(tmp_path):
+    alive = game_experience(next(read_match(_match(tmp_path / "a", COUNTED))), ["teacher"])
+    dead = {**COUNTED, "result": "B+24.5", "scoring": {"dead_removed": ["D1", "D2", "D3", "D4", "D5"]}}
+    removed = game_experience(next(read_match(_match(tmp_path / "b", dead))), ["teacher"])
+    assert alive.aux_mask.tolist() == [1.0] * 15
+    # Black to move at row 0: Black has columns A-C (15 points), White D-E (10), komi 0.5
+    assert alive.score[0] == pytest.approx(15 - 10 - 0.5)
+    assert removed.score[0] == pytest.approx(25 - 0 - 0.5)
+    encoder = get_encoder_by_name("zero", 5)
+    d1 = encoder.encode_move(Move.play(point_from_coords("D1")))
+    assert alive.ownership[0][d1] == -1 and removed.ownership[0][d1] == 1
+    assert alive.ownership[1][d1] == 1  # White to move: its own point
+    lost = {**dead, "winner": "W", "result": "W+R"}  # the record's winner, not a count of ours
+    assert game_experience(next(read_match(_match(tmp_path / "c", lost))), ["teacher"]).rewards[0] == -1.0
+
+
+def test_resigned_games_have_no_count_and_faulted_games_are_left_out(tmp_path):
+    games = list(read_match(_match(tmp_path / "m", RESIGNED, FAULTED)))
+    assert [g.index for g in games] == [1]
+    exp = game_experience(games[0], ["teacher"])
+    assert len(exp) == 2 and exp.aux_mask.sum() == 0
+    assert exp.policies[0].sum() == 0 and exp.policies[1].sum() == 1  # only White's C2 is taught
+
+
+def test_a_match_folder_without_results_or_with_a_broken_line_names_the_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="results.jsonl"):
+        list(read_match(tmp_path))
+    (tmp_path / "results.jsonl").write_text(json.dumps(COUNTED) + "\n{not json\n")
+    with pytest.raises(ValueError, match=r"results.jsonl:2"):
+        list(read_match(tmp_path))
+
+
+def test_conversion_holds_out_every_kth_game_and_skips_what_it_has_done(tmp_path):
+    records = [{**COUNTED, "index": i} for i in range(6)]
+    folder = _match(tmp_path / "m", *records[:4])
+    train, holdout = ReplayBuffer(tmp_path / "train"), ReplayBuffer(tmp_path / "holdout")
+    first = convert_matches([folder], ["teacher"], train, holdout, holdout_every=3)
+    assert (first.games, first.held_out, first.positions, first.teacher_moves) == (4, 2, 60, 32)
+    assert [c.task for c in holdout.chunks()] == [0, 3] and [c.task for c in train.chunks()] == [1, 2]
+    _match(folder, *records)  # the match went on
+    again = convert_matches([folder], ["teacher"], train, holdout, holdout_every=3)
+    assert (again.games, again.skipped) == (2, 4)
+    assert [c.task for c in train.chunks()] == [1, 2, 4, 5]
+
+
+def test_fine_tuning_learns_the_teachers_moves(tmp_path):
+    keras = pytest.importorskip("keras")
+    from dlgo.inference import save_model
+    from dlgo.networks.zero import zero_model
+    from dlgo.zero.teacher_cli import main
+
+    records = [{**COUNTED, "index": i} for i in range(8)]
+    folder = _match(tmp_path / "m", *records)
+    data, out = tmp_path / "data", tmp_path / "net"
+    assert main(["convert", str(folder), "--learn-from", "teacher", "--out", str(data), "--holdout-every", "4"]) == 0
+    init = tmp_path / "init.keras"
+    keras.utils.set_random_seed(0)
+    save_model(zero_model(16, blocks=1, filters=16), init, "zero", [5])
+    args = ["train", "--data", str(data), "--init", str(init), "--out", str(out), "--steps", "150", "--lr", "0.001"]
+    assert main([*args, "--rounds", "1"]) == 0
+    assert main([*args, "--rounds", "2"]) == 0  # goes on from round 1's checkpoint
+    rounds = [json.loads(line) for line in (out / "rounds.jsonl").read_text().splitlines()]
+    assert [r["round"] for r in rounds] == [0, 1, 2]
+    # the held-out games are the same game: a network that learns the teacher predicts its moves
+    # better (from the uniform ln 26 = 3.26 nats) and the result of every position
+    assert rounds[0]["policy_xent"] > 3.0 and rounds[-1]["policy_xent"] < rounds[0]["policy_xent"] - 0.4
+    assert rounds[0]["value_mse"] > 0.5 and rounds[-1]["value_mse"] < 0.1
+    assert (out / "zero-9x9.keras").is_file() and (out / "zero-9x9.card.json").is_file()
+    card = json.loads((out / "zero-9x9.card.json").read_text())
+    assert card["training"]["kind"].startswith("fine-tuned") and card["training"]["positions"] == 90
