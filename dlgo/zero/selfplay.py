@@ -204,6 +204,17 @@ def final_targets(state: GameState, dead_stones: Iterable[Point] = ()) -> tuple[
     return grid, float(counted.b - counted.w - counted.komi)
 
 
+def movers_aux_targets(
+    movers: list[int], counted: tuple[np.ndarray, float] | None, points: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``final_targets`` (Black's view; None: the game was not counted) as each recorded
+    position's ownership, score and aux mask, from the view of its player to move (+1 black)."""
+    movers_arr = np.array(movers, dtype=np.int8)
+    ownership, score = counted if counted is not None else (np.zeros(points, dtype=np.int8), 0.0)
+    mask = np.full(len(movers_arr), 1.0 if counted is not None else 0.0, dtype=np.float32)
+    return movers_arr[:, None] * ownership[None, :], movers_arr.astype(np.float32) * score, mask
+
+
 def winner_low_value(values: list[float], movers: list[int], winner: int, start: int, consecutive: int) -> float | None:
     """The lowest resign signal of the winner: the minimum, over its moves from ``start`` on,
     of the highest value among its last ``consecutive`` moves (what the streak rule compares)."""
@@ -332,19 +343,14 @@ def play_game(
         result = "0" if winner == 0 else f"{'B' if winner == 1 else 'W'}+{counted.winning_margin:g}"
     rewards = np.array([winner * m for m in recorded_movers], dtype=np.float32)
     rows = encoder.shape()
-    movers_arr = np.array(recorded_movers, dtype=np.int8)
-    if resigner is None and state.is_over():
-        ownership, score = final_targets(state)
-        mask = np.ones(len(movers_arr), dtype=np.float32)
-    else:  # resigned or capped: no final position to count
-        ownership, score = np.zeros(encoder.num_points(), dtype=np.int8), 0.0
-        mask = np.zeros(len(movers_arr), dtype=np.float32)
+    counted = final_targets(state) if resigner is None and state.is_over() else None  # resigned/capped: none
+    ownership, score, mask = movers_aux_targets(recorded_movers, counted, encoder.num_points())
     experience = ZeroExperienceBuffer(
         np.array(planes, dtype=np.float16).reshape(-1, *rows),
         np.array(policies, dtype=np.float32).reshape(-1, encoder.num_moves()),
         rewards,
-        ownership=movers_arr[:, None] * ownership[None, :],
-        score=movers_arr.astype(np.float32) * score,
+        ownership=ownership,
+        score=score,
         aux_mask=mask,
         root_values=np.array(root_values, dtype=np.float32),
     )

@@ -36,7 +36,7 @@ from dlgo.gotypes import Player
 from dlgo.match.record import parse_move
 from dlgo.utils import point_from_coords
 from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer
-from dlgo.zero.selfplay import final_targets
+from dlgo.zero.selfplay import final_targets, movers_aux_targets
 
 __all__ = ["TeacherGame", "read_match", "game_experience", "convert_matches"]
 
@@ -117,20 +117,16 @@ def game_experience(game: TeacherGame, learn_from: Iterable[str]) -> ZeroExperie
         policies.append(target)
         movers.append(1 if player == Player.black else -1)
         state = state.apply_move(move)
-    movers_arr = np.array(movers, dtype=np.int8)
-    points = game.size * game.size
+    counted = None
     if game.dead_stones is not None:
-        ownership, score = final_targets(state, [point_from_coords(v) for v in game.dead_stones])
-        mask = np.ones(len(movers), dtype=np.float32)
-    else:
-        ownership, score = np.zeros(points, dtype=np.int8), 0.0
-        mask = np.zeros(len(movers), dtype=np.float32)
+        counted = final_targets(state, [point_from_coords(v) for v in game.dead_stones])
+    ownership, score, mask = movers_aux_targets(movers, counted, encoder.num_points())
     return ZeroExperienceBuffer(
         np.array(planes, dtype=np.float16).reshape(-1, *encoder.shape()),
         np.array(policies, dtype=np.float32).reshape(-1, encoder.num_moves()),
         np.array([game.winner * m for m in movers], dtype=np.float32),
-        ownership=movers_arr[:, None] * ownership[None, :],
-        score=movers_arr.astype(np.float32) * score,
+        ownership=ownership,
+        score=score,
         aux_mask=mask,
         root_values=np.full(len(movers), np.nan, dtype=np.float32),
     )
