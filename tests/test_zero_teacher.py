@@ -123,5 +123,6 @@ def test_fine_tuning_learns_the_teachers_moves(tmp_path):
     assert rounds[0]["policy_xent"] > 3.0 and rounds[-1]["policy_xent"] < rounds[0]["policy_xent"] - 0.4
     assert rounds[0]["value_mse"] > 0.5 and rounds[-1]["value_mse"] < 0.1
     assert (out / "zero-9x9.keras").is_file() and (out / "zero-9x9.card.json").is_file()
+    assert (out / "zero-9x9.int8.onnx").is_file()  # ready for the engine's default runtime
     card = json.loads((out / "zero-9x9.card.json").read_text())
     assert card["training"]["kind"].startswith("fine-tuned") and card["training"]["positions"] == 90

@@ -18,7 +18,7 @@ from typing import Any
 from dlgo.zero.carry import Carry, read_carry, write_carry
 from dlgo.zero.report import ELO_COLUMNS, read_csv, write_csv
 
-__all__ = ["copy_model", "export_run", "take_up_carry", "seed_carried_anchor"]
+__all__ = ["copy_model", "export_runtimes", "export_run", "take_up_carry", "seed_carried_anchor"]
 
 
 def copy_model(src: Path, dst: Path) -> None:
@@ -34,6 +34,26 @@ def copy_model(src: Path, dst: Path) -> None:
         if beside.is_file():
             shutil.copyfile(beside, dst.with_name(dst.stem + suffix))
     shutil.copyfile(card_path(src), card_path(dst))
+
+
+def export_runtimes(path: Path, int8: bool = False) -> None:
+    """The ONNX export next to the model, once, so workers need not each export it: stamped with
+    the model's hash (``dlgo.inference.onnx_cache``), so they load it without Keras or TensorFlow;
+    with ``int8`` also its int8 model (``dlgo.inference.quantize``), for self-play and gating on
+    the int8 runtime."""
+    from dlgo.inference import load_model
+    from dlgo.inference.onnx_cache import onnx_runner
+
+    try:
+        loaded = load_model(path)
+        if onnx_runner(loaded) is None:
+            print(f"dlgo: no ONNX export of {path}", file=sys.stderr)
+        elif int8:
+            from dlgo.inference.quantize import ensure_int8
+
+            ensure_int8(loaded)
+    except Exception as e:  # workers fall back on exporting (or quantizing) themselves
+        print(f"dlgo: no ONNX export of {path} ({e})", file=sys.stderr)
 
 
 def _anchor_settings(config: Any) -> dict[str, Any]:

@@ -56,7 +56,7 @@ import numpy as np
 
 from dlgo.parallel import task_seed
 from dlgo.zero.experience import ReplayBuffer, combine_experience
-from dlgo.zero.handover import copy_model, export_run, seed_carried_anchor, take_up_carry
+from dlgo.zero.handover import copy_model, export_run, export_runtimes, seed_carried_anchor, take_up_carry
 from dlgo.zero.loop_clock import PhaseClock, atomic_write, recover_clock
 from dlgo.zero.loop_config import LoopConfig, LoopConfigError
 from dlgo.zero.matches import gate_verdict, play_anchor, play_gating
@@ -74,26 +74,6 @@ __all__ = ["ZeroLoop", "STATE"]
 
 STATE = "state.json"
 STATE_FORMAT = 1
-
-
-def _export_onnx(path: Path, int8: bool = False) -> None:
-    """The ONNX export next to the model, once, so workers need not each export it: stamped with
-    the model's hash (``dlgo.inference.onnx_cache``), so they load it without Keras or TensorFlow;
-    with ``int8`` also its int8 model (``dlgo.inference.quantize``), for self-play and gating on
-    the int8 runtime."""
-    from dlgo.inference import load_model
-    from dlgo.inference.onnx_cache import onnx_runner
-
-    try:
-        loaded = load_model(path)
-        if onnx_runner(loaded) is None:
-            print(f"zero-loop: no ONNX export of {path}", file=sys.stderr)
-        elif int8:
-            from dlgo.inference.quantize import ensure_int8
-
-            ensure_int8(loaded)
-    except Exception as e:  # workers fall back on exporting (or quantizing) themselves
-        print(f"zero-loop: no ONNX export of {path} ({e})", file=sys.stderr)
 
 
 class ZeroLoop:
@@ -255,7 +235,7 @@ class ZeroLoop:
             )  # fmt: skip
         int8 = cfg.selfplay.runtime == "int8"
         if not path.with_suffix(".onnx").is_file() or (int8 and not path.with_name(f"{path.stem}.int8.onnx").is_file()):
-            _export_onnx(path, int8)
+            export_runtimes(path, int8)
 
     # --- 1. self-play ---------------------------------------------------------------------------
     def _selfplay_settings(self):
@@ -374,7 +354,7 @@ class ZeroLoop:
             schedule_iteration=it + int(self.carried.get("iteration", 0)),
             trunk=(self.config.loop.blocks, self.config.loop.filters),
         )  # fmt: skip
-        _export_onnx(candidate, self.config.selfplay.runtime == "int8")
+        export_runtimes(candidate, self.config.selfplay.runtime == "int8")
         clock.stop()
         self.state["train_metrics"] = metrics
         self.state["phase"] = "gate"
