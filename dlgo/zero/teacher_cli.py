@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer
+from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, combine_experience
 from dlgo.zero.teacher import convert_matches
 
 __all__ = ["main", "holdout_metrics"]
@@ -82,13 +82,26 @@ def _convert(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    data = ReplayBuffer(Path(args.data) / "holdout").window(10**9)
+    holdout = ReplayBuffer(Path(args.data) / "holdout")
+    chunks = holdout.chunks()
+    if not chunks:
+        raise SystemExit(f"{holdout.root}: no held-out games")
+    # all held-out games, then those of each match folder (the chunks' iteration: its number)
+    parts = {"all": chunks} | {
+        f"match {k}": [c for c in chunks if c.iteration == k] for k in sorted({c.iteration for c in chunks})
+    }
+    data = {
+        name: combine_experience([ZeroExperienceBuffer.load(c.path) for c in group]) for name, group in parts.items()
+    }
     for path in args.models:
-        m = holdout_metrics(_load(path), data)
-        print(
-            f"{path}: top-1 {m['top1']:.1%} of {int(m['teacher_moves'])} teacher moves, policy "
-            f"cross-entropy {m['policy_xent']:.3f}, value MSE {m['value_mse']:.3f} ({int(m['positions'])} positions)"
-        )
+        model = _load(path)
+        for name, part in data.items():
+            m = holdout_metrics(model, part)
+            print(
+                f"{path} [{name}]: top-1 {m['top1']:.1%} of {int(m['teacher_moves'])} teacher moves, policy "
+                f"cross-entropy {m['policy_xent']:.3f}, value MSE {m['value_mse']:.3f} "
+                f"({int(m['positions'])} positions)"
+            )
     return 0
 
 
