@@ -100,7 +100,7 @@ def test_conversion_holds_out_every_kth_game_and_skips_what_it_has_done(tmp_path
     assert [c.task for c in train.chunks()] == [1, 2, 4, 5]
 
 
-def test_fine_tuning_learns_the_teachers_moves(tmp_path):
+def test_fine_tuning_learns_the_teachers_moves(tmp_path, capsys):
     keras = pytest.importorskip("keras")
     from dlgo.inference import save_model
     from dlgo.networks.zero import zero_model
@@ -126,3 +126,6 @@ def test_fine_tuning_learns_the_teachers_moves(tmp_path):
     assert (out / "zero-9x9.int8.onnx").is_file()  # ready for the engine's default runtime
     card = json.loads((out / "zero-9x9.card.json").read_text())
     assert card["training"]["kind"].startswith("fine-tuned") and card["training"]["positions"] == 90
+    assert main(["evaluate", str(init), str(out / "zero-9x9.keras"), "--data", str(data)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "teacher moves" in line]
+    assert len(lines) == 4 and "[all]" in lines[0] and "[match 1]" in lines[1]  # per network: all, per folder
