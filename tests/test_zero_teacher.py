@@ -127,5 +127,5 @@ def test_fine_tuning_learns_the_teachers_moves(tmp_path, capsys):
     card = json.loads((out / "zero-9x9.card.json").read_text())
     assert card["training"]["kind"].startswith("fine-tuned") and card["training"]["positions"] == 90
     assert main(["evaluate", str(init), str(out / "zero-9x9.keras"), "--data", str(data)]) == 0
-    lines = [line for line in capsys.readouterr().out.splitlines() if "teacher moves" in line]
+    lines = [line for line in capsys.readouterr().out.splitlines() if "]: top-1" in line]
     assert len(lines) == 4 and "[all]" in lines[0] and "[match 1]" in lines[1]  # per network: all, per folder
