@@ -141,13 +141,18 @@ def _targets(model: Any, batch: Any, q_weight: float = 0.0) -> tuple[list[np.nda
     from dlgo.networks.zero import SCORE_SCALE
 
     ones = np.ones(len(batch.x), dtype=np.float32)
+    # a position without a policy target (a row of zeros: dlgo.zero.teacher's value-only rows)
+    # is weighted 0, with a uniform row in its place: Keras' fused softmax cross-entropy takes its
+    # gradient as (softmax - target), which for a zero row pushes every logit down without end
+    taught = batch.policy.sum(axis=1) > 0
+    policy = batch.policy if taught.all() else np.where(taught[:, None], batch.policy, 1.0 / batch.policy.shape[1])
     by_name = {
         "ownership": (batch.ownership, batch.aux_mask),
         "score": ((batch.score / SCORE_SCALE)[:, None], batch.aux_mask),
     }
     names = list(model.output_names)
     value = blended_value_targets(batch.value, batch.root_values, q_weight)
-    pairs = [(batch.policy, ones), (value, ones)] + [by_name[n] for n in names[2:]]
+    pairs = [(policy, taught.astype(np.float32)), (value, ones)] + [by_name[n] for n in names[2:]]
     return [y for y, _ in pairs], [w for _, w in pairs]
 
 
