@@ -28,6 +28,7 @@ from gtp_engine.config import (
     int8_model_files,
     load_config,
     model_files,
+    shadowed_overrides,
 )
 
 __all__ = ["main"]
@@ -148,6 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.config = default_config_path()  # the shipped default: what the README's quick start plays
     try:
         config = load_config(args.config, args.set)
+        for note in shadowed_overrides(config, args.set):
+            print(f"dlgo-gtp: note: {note}", file=sys.stderr)
         if args.prepare:  # each failure is its own line
             return _prepare(config)
         check_model_files(config)  # now, not as a `?` at the first genmove of a game

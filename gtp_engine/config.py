@@ -346,6 +346,28 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Confi
     return config
 
 
+def shadowed_overrides(config: Config, overrides: Sequence[str]) -> list[str]:
+    """A note for each ``--set section.key=value`` that a ``[size.N.section]`` table sets again
+    for its board size, where the size's own value wins: ``--set zero.model=X`` with the shipped
+    config changes no board that has its own network, which a user does not expect."""
+    sizes = config.as_dict()["size"]
+    notes = []
+    for text in overrides:
+        dotted = text.split("=", 1)[0].strip()
+        parts = dotted.split(".")
+        if len(parts) != 2 or parts[0] == "size":
+            continue
+        section, key = parts
+        hidden = [size for size in sorted(sizes) if key in sizes[size].get(section, {})]
+        if hidden:
+            boards = ", ".join(f"{size}x{size}" for size in hidden)
+            notes.append(
+                f"--set {dotted} does not reach {boards}: the config's [size.N.{section}] tables set "
+                f"{key} for them (--set size.{hidden[0]}.{dotted}=... sets it for one size)"
+            )
+    return notes
+
+
 def _levels(config: Config) -> list[int | None]:
     """The board sizes with their own table, and None (the top level) when it plays any size."""
     sizes = config.as_dict()["size"]

@@ -11,7 +11,7 @@ import pytest
 from gtp_client import PYTHON, ROOT, EngineProcess, InProcessEngine
 
 from dlgo import agent_registry as registry
-from gtp_engine.config import ConfigError, describe_schema, load_config
+from gtp_engine.config import ConfigError, describe_schema, load_config, shadowed_overrides
 
 
 @pytest.mark.parametrize("name", ["default", "mcts", "random"])
@@ -318,3 +318,25 @@ def test_readme_documents_every_key_and_command() -> None:
         assert f"`{dotted}`" in readme, f"gtp_engine/README.md lacks {dotted}"
     for name in COMMANDS:
         assert re.search(rf"`{re.escape(name)}[` ]", readme), f"gtp_engine/README.md lacks the command {name}"
+
+
+def test_a_set_that_a_size_table_overrides_again_is_named_on_stderr() -> None:
+    """`--set zero.model=X` with the shipped config changes no board with its own network (the
+    size's value wins); a strength run once measured the shipped network under another's name."""
+    shipped = str(ROOT / "configs" / "engine" / "default.toml")
+    notes = shadowed_overrides(load_config(shipped, ["zero.model=x.keras"]), ["zero.model=x.keras"])
+    assert len(notes) == 1 and "9x9, 13x13, 19x19" in notes[0] and "size.9.zero.model" in notes[0]
+    sets = ["size.9.zero.model=x.keras", "mcts.rounds=5"]
+    assert shadowed_overrides(load_config(shipped, sets), sets) == []
+    run = subprocess.run(
+        [PYTHON, "-m", "gtp_engine", "--config", shipped, "--set", "zero.c_puct=1.5"],
+        input="name\nquit\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0 and run.stdout.startswith("= ")
+    assert "dlgo-gtp: note: --set zero.c_puct does not reach" not in run.stderr  # no size table sets it
+    run = subprocess.run(
+        [PYTHON, "-m", "gtp_engine", "--config", shipped, "--set", "zero.rounds=50"],
+        input="name\nquit\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert "dlgo-gtp: note: --set zero.rounds does not reach 9x9, 13x13, 19x19" in run.stderr
+    assert run.stdout.startswith("= ")  # stdout stays GTP
