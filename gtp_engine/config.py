@@ -351,14 +351,15 @@ def shadowed_overrides(config: Config, overrides: Sequence[str]) -> list[str]:
     for its board size, where the size's own value wins: ``--set zero.model=X`` with the shipped
     config changes no board that has its own network, which a user does not expect."""
     sizes = config.as_dict()["size"]
+    keys = [text.split("=", 1)[0].strip() for text in overrides]
     notes = []
-    for text in overrides:
-        dotted = text.split("=", 1)[0].strip()
+    for dotted in keys:
         parts = dotted.split(".")
         if len(parts) != 2 or parts[0] == "size":
             continue
         section, key = parts
-        hidden = [size for size in sorted(sizes) if key in sizes[size].get(section, {})]
+        # a size whose own key is --set as well gets what was asked
+        hidden = [n for n in sorted(sizes) if key in sizes[n].get(section, {}) and f"size.{n}.{dotted}" not in keys]
         if hidden:
             boards = ", ".join(f"{size}x{size}" for size in hidden)
             notes.append(

@@ -328,6 +328,8 @@ def test_a_set_that_a_size_table_overrides_again_is_named_on_stderr() -> None:
     assert len(notes) == 1 and "9x9, 13x13, 19x19" in notes[0] and "size.9.zero.model" in notes[0]
     sets = ["size.9.zero.model=x.keras", "mcts.rounds=5"]
     assert shadowed_overrides(load_config(shipped, sets), sets) == []
+    sets = ["time.max_seconds=1", "size.9.time.max_seconds=1"]  # as dlgo-strength sets a clock
+    assert shadowed_overrides(load_config(shipped, sets), sets) == []
     run = subprocess.run(
         [PYTHON, "-m", "gtp_engine", "--config", shipped, "--set", "zero.c_puct=1.5"],
         input="name\nquit\n", capture_output=True, text=True, timeout=120,
