@@ -152,7 +152,7 @@ SCHEMA: dict[str, dict[str, Param]] = {
     },
     "log": {
         "level": Param(str, "warning", "logging level on stderr", choices=_LEVELS),
-        "file": Param(str, "", "also log (at the same level) to this file; relative to the config file"),
+        "file": Param(str, "", "also log (at the same level) to this file; relative to the config file", path=True),
     },
 }
 
@@ -334,7 +334,7 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Confi
             raise ConfigError(f"{path}: {e}") from e
     for text in overrides:
         try:
-            data = _merge(data, _check_level("", parse_override(text), top=True))
+            data = _merge(data, _check_level("", _paths_from_cwd(parse_override(text)), top=True))
         except ValueError as e:
             raise ConfigError(f"--set {text}: {e}") from e
     config = Config(data, path)
@@ -344,6 +344,30 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Confi
         if reason:
             raise ConfigError(f"{source}: {reason}")
     return config
+
+
+def _param(section: str, key: str) -> Param | None:
+    if section in SCHEMA:
+        return SCHEMA[section].get(key)
+    return registry.REGISTRY[section].params.get(key) if section in registry.REGISTRY else None
+
+
+def _paths_from_cwd(nested: dict[str, Any]) -> dict[str, Any]:
+    """A ``--set`` file name is typed on a command line: relative to the current folder, not to
+    the config file's (``--set zero.model=runs/x.keras`` means ./runs/x.keras)."""
+    parts: list[str] = []
+    level: Any = nested
+    while isinstance(level, dict) and len(level) == 1:
+        key, level = next(iter(level.items()))
+        parts.append(key)
+    tail = parts[2:] if len(parts) == 4 and parts[0] == "size" else parts
+    param = _param(*tail) if len(tail) == 2 else None
+    if param is None or not param.path or not isinstance(level, str) or not level:
+        return nested
+    value = os.path.abspath(os.path.expanduser(level))
+    for part in reversed(parts):
+        value = {part: value}
+    return value
 
 
 def shadowed_overrides(config: Config, overrides: Sequence[str]) -> list[str]:

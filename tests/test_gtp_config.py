@@ -11,7 +11,14 @@ import pytest
 from gtp_client import PYTHON, ROOT, EngineProcess, InProcessEngine
 
 from dlgo import agent_registry as registry
-from gtp_engine.config import ConfigError, describe_schema, load_config, shadowed_overrides
+from gtp_engine.config import (
+    ConfigError,
+    check_model_files,
+    describe_schema,
+    load_config,
+    model_files,
+    shadowed_overrides,
+)
 
 
 @pytest.mark.parametrize("name", ["default", "mcts", "random"])
@@ -342,3 +349,19 @@ def test_a_set_that_a_size_table_overrides_again_is_named_on_stderr() -> None:
     )  # fmt: skip
     assert "dlgo-gtp: note: --set zero.rounds does not reach 9x9, 13x13, 19x19" in run.stderr
     assert run.stdout.startswith("= ")  # stdout stays GTP
+
+
+def test_a_file_named_by_set_is_relative_to_the_current_folder(tmp_path, monkeypatch) -> None:
+    """On a command line `--set zero.model=runs/x.keras` means ./runs/x.keras; in the file a path
+    stays relative to the file's folder."""
+    shipped = str(ROOT / "configs" / "engine" / "default.toml")
+    monkeypatch.chdir(ROOT)
+    config = load_config(shipped, ["size.9.zero.model=weights/zero-9x9.keras", "log.file=runs/engine.log"])
+    files = dict(model_files(config))
+    assert files["size.9.zero.model"] == str(ROOT / "weights" / "zero-9x9.keras")
+    assert config.resolve_path(config.get("log.file")) == str(ROOT / "runs" / "engine.log")
+    assert files["size.19.zero.model"] == str(ROOT / "weights" / "zero-19x19.keras")  # the file's own
+    monkeypatch.chdir(tmp_path)
+    config = load_config(shipped, ["size.9.zero.model=weights/zero-9x9.keras"])
+    with pytest.raises(ConfigError, match=str(tmp_path / "weights" / "zero-9x9.keras")):
+        check_model_files(config)
