@@ -126,6 +126,9 @@ def test_fine_tuning_learns_the_teachers_moves(tmp_path, capsys):
     assert (out / "zero-9x9.int8.onnx").is_file()  # ready for the engine's default runtime
     card = json.loads((out / "zero-9x9.card.json").read_text())
     assert card["training"]["kind"].startswith("fine-tuned") and card["training"]["positions"] == 90
+    best = min(rounds[1:], key=lambda r: r["policy_xent"] + r["value_mse"])  # the round shipped
+    assert card["metrics"]["held_out"]["top1"] == best["top1"] and card["training"]["round"] == best["round"]
+    assert card["metrics"]["held_out_before"]["policy_xent"] == rounds[0]["policy_xent"]
     assert main(["evaluate", str(init), str(out / "zero-9x9.keras"), "--data", str(data)]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if "]: top-1" in line]
     assert len(lines) == 4 and "[all]" in lines[0] and "[match 1]" in lines[1]  # per network: all, per folder

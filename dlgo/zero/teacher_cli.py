@@ -106,7 +106,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from dlgo.inference.card import read_card
+    from dlgo.inference.card import read_card, write_card
     from dlgo.zero.handover import copy_model, export_runtimes
     from dlgo.zero.trainer import TrainerSettings, train_candidate
 
@@ -161,6 +161,10 @@ def _train(args: argparse.Namespace) -> int:
     if best is None:
         return 0
     copy_model(out / f"round-{best['round']:02d}.keras", out / "zero-9x9.keras")
+    card = read_card(out / "zero-9x9.keras")
+    held = ("top1", "policy_xent", "value_mse", "positions", "teacher_moves")
+    card.metrics = {"held_out": {k: best[k] for k in held}, "held_out_before": {k: rounds[0][k] for k in held}}
+    write_card(out / "zero-9x9.keras", card)
     export_runtimes(out / "zero-9x9.keras", int8=True)  # what the engine's default runtime loads
     shutil.copyfile(log_path, out / "zero-9x9.rounds.jsonl")
     print(f"teacher: round {best['round']} is the best on the held-out games -> {out / 'zero-9x9.keras'}")
