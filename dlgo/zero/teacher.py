@@ -21,110 +21,81 @@ network on it (``dlgo.zero.teacher_cli``).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from dlgo.encoders import get_encoder_by_name
-from dlgo.goboard import GameState
 from dlgo.gotypes import Player
-from dlgo.match.record import parse_move
+from dlgo.match.record import FORFEITS, GameRecord, load_records, replay
 from dlgo.utils import point_from_coords
 from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer
 from dlgo.zero.selfplay import final_targets, movers_aux_targets
 
-__all__ = ["TeacherGame", "read_match", "game_experience", "convert_matches"]
+__all__ = ["read_match", "game_winner", "counted_dead_stones", "game_experience", "convert_matches"]
 
 
-@dataclass(frozen=True)
-class TeacherGame:
-    """One finished game of a match folder, as much of it as training needs."""
-
-    index: int
-    size: int
-    komi: float
-    black: str
-    white: str
-    moves: list[tuple[str, str]]  # (colour "B"/"W", GTP vertex)
-    winner: int  # +1 black, -1 white, 0 jigo
-    dead_stones: list[str] | None  # the referee's, when the game was counted; None: not counted
+def game_winner(record: GameRecord) -> int | None:
+    """+1 black, -1 white, 0 a counted draw; None where the game has no result to learn from
+    (a forfeit, a fault, a void game)."""
+    if record.fault is not None or record.reason in FORFEITS:
+        return None
+    if record.winner in ("B", "W"):
+        return 1 if record.winner == "B" else -1
+    return 0 if record.result == "0" else None
 
 
-def _winner(record: dict[str, Any]) -> int | None:
-    winner = record.get("winner")
-    if winner in ("B", "W"):
-        return 1 if winner == "B" else -1
-    result = str(record.get("result", ""))
-    if result in ("0", "Draw", "Jigo") or result.endswith("+0"):
-        return 0
+def counted_dead_stones(record: GameRecord) -> list[str] | None:
+    """The referee's dead stones where it counted the game (two passes); None where it did not."""
+    if record.reason == "score" and "dead_removed" in record.scoring:
+        return list(record.scoring["dead_removed"])
     return None
 
 
-def read_match(folder: str | os.PathLike) -> Iterator[TeacherGame]:
-    """The games of ``folder``'s ``results.jsonl`` that can teach: finished without a fault,
-    no handicap, a known winner. ValueError names the file where a line is not JSON."""
+def read_match(folder: str | os.PathLike) -> Iterator[GameRecord]:
+    """The games of ``folder``'s ``results.jsonl`` (``dlgo.match.record``) that can teach, by
+    index: a result, no fault. A line torn by a match still being written is skipped."""
     path = Path(folder) / "results.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no results.jsonl (not a dlgo.match.duel folder)")
-    with path.open() as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{number}: not a JSON line ({e})") from None
-            winner = _winner(record)
-            if record.get("fault") or record.get("handicap") or winner is None:
-                continue
-            scoring = record.get("scoring") or {}
-            counted = record.get("reason") == "score" and "dead_removed" in scoring
-            yield TeacherGame(
-                index=int(record["index"]),
-                size=int(record["size"]),
-                komi=float(record["komi"]),
-                black=str(record["black"]),
-                white=str(record["white"]),
-                moves=[(str(c), str(v)) for c, v in record["moves"]],
-                winner=winner,
-                dead_stones=list(scoring["dead_removed"]) if counted else None,
-            )
+    records = load_records(path)
+    for index in sorted(records):
+        if game_winner(records[index]) is not None:
+            yield records[index]
 
 
-def game_experience(game: TeacherGame, learn_from: Iterable[str]) -> ZeroExperienceBuffer:
-    """Every position of ``game`` before each move (module doc); policy rows where a player of
+def game_experience(record: GameRecord, learn_from: Iterable[str]) -> ZeroExperienceBuffer:
+    """Every position of ``record`` before each move (module doc); policy rows where a player of
     ``learn_from`` moved."""
     teachers = set(learn_from)
-    encoder = get_encoder_by_name("zero", game.size)
-    state = GameState.new_game(game.size, komi=game.komi)
+    winner = game_winner(record)
+    if winner is None:
+        raise ValueError(f"game {record.index}: no result to learn from ({record.result}, {record.reason})")
+    encoder = get_encoder_by_name("zero", record.size)
+    state, moves = replay(record)
     planes, policies, movers = [], [], []
-    for colour, vertex in game.moves:
-        player = Player.black if colour == "B" else Player.white
-        move = parse_move(vertex)
+    for player, move in moves:
         if move.is_resign:
             break
         if player != state.next_player:
-            raise ValueError(f"game {game.index}: {colour} {vertex} out of turn")
+            raise ValueError(f"game {record.index}: {player.name} {move} out of turn")
         planes.append(encoder.encode(state))
         target = np.zeros(encoder.num_moves(), dtype=np.float32)
-        if (game.black if player == Player.black else game.white) in teachers:
+        if record.label("B" if player == Player.black else "W") in teachers:
             target[encoder.num_moves() - 1 if move.is_pass else encoder.encode_move(move)] = 1.0
         policies.append(target)
         movers.append(1 if player == Player.black else -1)
         state = state.apply_move(move)
-    counted = None
-    if game.dead_stones is not None:
-        counted = final_targets(state, [point_from_coords(v) for v in game.dead_stones])
+    dead = counted_dead_stones(record)
+    counted = None if dead is None else final_targets(state, [point_from_coords(v) for v in dead])
     ownership, score, mask = movers_aux_targets(movers, counted, encoder.num_points())
     return ZeroExperienceBuffer(
         np.array(planes, dtype=np.float16).reshape(-1, *encoder.shape()),
         np.array(policies, dtype=np.float32).reshape(-1, encoder.num_moves()),
-        np.array([game.winner * m for m in movers], dtype=np.float32),
+        np.array([winner * m for m in movers], dtype=np.float32),
         ownership=ownership,
         score=score,
         aux_mask=mask,
@@ -170,7 +141,7 @@ def convert_matches(
             report.held_out += int(held)
             report.positions += len(experience)
             report.teacher_moves += int(experience.policies.sum())
-            report.counted += int(game.dead_stones is not None)
+            report.counted += int(counted_dead_stones(game) is not None)
     return report
 
 
