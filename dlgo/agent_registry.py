@@ -153,10 +153,12 @@ def resolve_paths(agent_type: AgentType, params: Mapping[str, Any], resolve: Cal
 
 def model_file(params: Mapping[str, Any], key: str, agent: str) -> str:
     """The model file named by ``params[key]``; ``AgentUnavailable`` with a clear message if unset or missing."""
+    from dlgo.inference.files import network_file
+
     path = os.path.normpath(str(params.get(key))) if params.get(key) else ""
     if not path:
         raise AgentUnavailable(f"{agent}.{key} is not set: give the path of a .keras model file")
-    if not os.path.isfile(path):
+    if not network_file(path).is_file():  # an absent x.keras plays from its export x.onnx
         raise AgentUnavailable(
             f"model file {path} not found ({agent}.{key}): train one or put the shipped weights there"
         )

@@ -40,11 +40,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+WEB_VARIETY_MOVES = 10
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     try:
-        bots = load_bots(args.config, args.set, skip_unusable=True)
+        # Variety in the bots' openings (dlgo.search.variety): on here, where people replay games
+        # against the same bot; a --set variety.opening_moves=0 turns it off.
+        bots = load_bots(args.config, [f"variety.opening_moves={WEB_VARIETY_MOVES}", *args.set], skip_unusable=True)
     except (ConfigError, ValueError) as e:
         print(f"dlgo-web: {e}", file=sys.stderr)
         return 2

@@ -143,7 +143,14 @@ def create_app(bots: BotPool, games: GameStore | None = None) -> Flask:
             opponent_passed = state.last_move is not None and state.last_move.is_pass
             budget = bot.budget(size, agent, stop=None)
             choice = choose_move(
-                agent, state, budget, settings, len(moves) + 1, opponent_passed, final_count=bot.final_count
+                agent,
+                state,
+                budget,
+                settings,
+                len(moves) + 1,
+                opponent_passed,
+                final_count=bot.final_count,
+                rng=bot.variety_rng(settings),
             )
             diagnostics = dict(agent.diagnostics())
         finally:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ class Bot:
     config: Config
     _idle: dict[int, list[Agent]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _rng: random.Random | None = field(default=None, repr=False)
 
     def agent_name(self, size: int) -> str | None:
         """The agent that plays ``size`` (None: no agent of this config plays it)."""
@@ -81,7 +83,17 @@ class Bot:
         return SearchBudget(max_visits=visits, max_seconds=self.seconds_per_move(size), stop=stop)
 
     def decision_settings(self, size: int) -> DecisionSettings:
-        return DecisionSettings.from_config(self.config.section("resign", size), self.config.section("pass", size))
+        section = self.config.section
+        return DecisionSettings.from_config(section("resign", size), section("pass", size), section("variety", size))
+
+    def variety_rng(self, settings: DecisionSettings) -> random.Random | None:
+        """What draws this bot's varied opening moves (None when the config turns variety off)."""
+        if not settings.variety.enabled:
+            return None
+        with self._lock:
+            if self._rng is None:
+                self._rng = settings.variety.rng()
+            return self._rng
 
     def final_count(self, state: GameState) -> Count:
         """``state`` counted as a finished game is (the config's ``scoring``); the bot's pass after

@@ -230,6 +230,7 @@ class GameSession:
                     on_progress=lambda result: self._progress(generation, result),
                     previous_values=previous,
                     final_count=self.bot.final_count,
+                    rng=self.bot.variety_rng(settings),
                 )
             finally:
                 self.bot.release(size, agent)

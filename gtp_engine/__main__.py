@@ -79,6 +79,11 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="override a config key, e.g. --set mcts.rounds=5000 (repeatable)",
     )
     parser.add_argument(
+        "--version",
+        action="store_true",
+        help="print the version, the config and the networks it plays (and where each is loaded from), and exit",
+    )
+    parser.add_argument(
         "--prepare",
         action="store_true",
         help="make what a game would wait for (the networks' int8 models, printed; the agents' compiled "
@@ -94,6 +99,18 @@ def _reserve_stdout() -> object:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     return os.fdopen(gtp_fd, "wb")
+
+
+def _print_version(config: Config) -> int:
+    """``--version``: the engine's version, its config and its networks, on stdout."""
+    from dlgo import __version__
+    from gtp_engine.config import describe_networks
+
+    print(f"dlgo-gtp {__version__} (Python {sys.version.split()[0]})")
+    print(f"config: {config.path or 'built-in defaults'}")
+    for line in describe_networks(config) or ["none (the config plays no network)"]:
+        print(f"network {line}")
+    return 0
 
 
 def _prepare(config: Config) -> int:
@@ -151,6 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = load_config(args.config, args.set)
         for note in shadowed_overrides(config, args.set):
             print(f"dlgo-gtp: note: {note}", file=sys.stderr)
+        if args.version:
+            return _print_version(config)
         if args.prepare:  # each failure is its own line
             return _prepare(config)
         check_model_files(config)  # now, not as a `?` at the first genmove of a game

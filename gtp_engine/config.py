@@ -113,6 +113,19 @@ SCHEMA: dict[str, dict[str, Param]] = {
             bool, True, "never pass while neutral points (dame) are left to fill, unless the opponent passed"
         ),
     },
+    "variety": {
+        "opening_moves": Param(
+            int, 0, "draw our move among near-best moves over the game's first this many moves; 0 = off", minimum=0
+        ),
+        "temperature": Param(float, 0.5, "the draw's weight is visits ** (1 / temperature)", minimum=0.0),
+        "max_winrate_loss": Param(
+            float, 0.02, "only moves whose win rate is within this of the best's", minimum=0.0, maximum=1.0
+        ),
+        "min_visits_fraction": Param(
+            float, 0.1, "only moves with at least this fraction of the best move's visits", minimum=0.0, maximum=1.0
+        ),
+        "seed": Param(int, -1, "random seed of the draw; -1 seeds from the system", minimum=-1),
+    },
     "scoring": {
         "playouts": Param(
             int, 1000, "playouts of the dead-stone estimate for final_score/final_status_list", minimum=10
@@ -157,7 +170,7 @@ SCHEMA: dict[str, dict[str, Param]] = {
 }
 
 # Tables a [size.N] table may override.
-SIZE_SECTIONS = ("time", "resign", "pass", "scoring", "analysis")
+SIZE_SECTIONS = ("time", "resign", "pass", "variety", "scoring", "analysis")
 
 
 def _agent_params(name: str) -> dict[str, Param]:
@@ -313,11 +326,13 @@ class Config:
 
 
 def default_config_path() -> str | None:
-    """The shipped ``configs/engine/default.toml`` of this checkout (what the engine plays without
-    ``--config``), or None when it is not there (the package installed without the repository)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = os.path.join(root, "configs", "engine", "default.toml")
-    return path if os.path.isfile(path) else None
+    """The shipped default config (what the engine plays without ``--config``): the checkout's
+    ``configs/engine/default.toml``, or its copy inside the installed package
+    (``dlgo.shipped``); None only when neither is there."""
+    from dlgo.shipped import config_path
+
+    path = config_path()
+    return str(path) if path is not None else None
 
 
 def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Config:
@@ -461,3 +476,22 @@ def describe_schema() -> list[tuple[str, Param]]:
     for name, agent_type in registry.REGISTRY.items():
         out += [(f"{name}.{k}", p) for k, p in agent_type.params.items()]
     return out
+
+
+def describe_networks(config: Config) -> list[str]:
+    """One line per network the config plays: its key, the file it stands for and the file ONNX
+    Runtime opens for it (``--version`` and ``gomill-describe_engine`` print them)."""
+    from dlgo.inference.files import ModelFileError
+    from dlgo.inference.locate import locate_network
+
+    int8 = set(int8_model_files(config))
+    lines = []
+    for dotted, path in model_files(config):
+        if not path:
+            lines.append(f"{dotted}: not set")
+            continue
+        try:
+            lines.append(f"{dotted}: {locate_network(path, 'int8' if path in int8 else 'fp32').describe()}")
+        except ModelFileError as e:
+            lines.append(f"{dotted}: {e}")
+    return lines

@@ -29,6 +29,7 @@ from dlgo.deadstones import Count, count, has_neutral_points
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Point
 from dlgo.search import CandidateInfo, SearchAgent, SearchBudget, SearchResult
+from dlgo.search.variety import VarietySettings, vary_move
 
 __all__ = ["MoveChoice", "DecisionSettings", "choose_move", "emergency_move", "resign_value"]
 
@@ -59,10 +60,14 @@ class DecisionSettings:
     resign_consecutive_moves: int = 3
     pass_playouts: int = 400
     only_when_settled: bool = True
+    variety: VarietySettings = VarietySettings()
 
     @classmethod
-    def from_config(cls, resign: Mapping[str, Any], passing: Mapping[str, Any]) -> DecisionSettings:
+    def from_config(
+        cls, resign: Mapping[str, Any], passing: Mapping[str, Any], variety: Mapping[str, Any] | None = None
+    ) -> DecisionSettings:
         return cls(
+            variety=VarietySettings.from_config(variety or {}),
             resign_enabled=resign["enabled"],
             resign_threshold=resign["threshold"],
             resign_min_move=resign["min_move"],
@@ -152,6 +157,7 @@ def choose_move(
     progress_interval: float = 0.5,
     previous_values: Sequence[float | None] = (),
     final_count: Callable[[GameState], Count] | None = None,
+    rng: random.Random | None = None,
 ) -> MoveChoice:
     """The engine's move for ``state.next_player`` (``state`` must have that player to move).
 
@@ -160,7 +166,8 @@ def choose_move(
     ``settings.resign_consecutive_moves - 1`` of them below the threshold. ``final_count``: the
     count that scores the game once both passed; passing after the opponent's pass ends the game,
     so that decision asks it of the position the two passes leave (the referee's cheaper count
-    otherwise), and the engine never passes into a count it then loses.
+    otherwise), and the engine never passes into a count it then loses. ``rng``: what draws a
+    varied opening move (``settings.variety``, ``dlgo.search.variety``); None plays the best.
     """
     referee = _EngineReferee(settings.pass_playouts)
     searched = state
@@ -192,4 +199,8 @@ def choose_move(
     decision = decide_after_search(
         state, result, settings.policy(), referee, move_number, opponent_passed, cleanup, previous_values
     )
+    if rng is not None and not (cleanup or opponent_passed) and decision.candidate is result.candidates[0]:
+        varied = vary_move(result, settings.variety, move_number, rng)
+        if varied is not None and varied is not decision.candidate:
+            return MoveChoice(varied.move, "a near-best opening move, for variety", result, varied)
     return MoveChoice.of(decision, result)

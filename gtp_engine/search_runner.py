@@ -11,6 +11,7 @@ After our ``genmove`` an agent that keeps its tree ponders on the opponent's tim
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -94,6 +95,7 @@ class SearchRunner:
         self.finished = 0.0  # when the engine finished its last move generation
         self.overhead = Overhead()
         self.resign_history = ResignHistory()
+        self._rng: random.Random | None = None
         self._stop: threading.Event | None = None
         self._ponder_after: tuple[SearchAgent, GameState] | None = None  # (agent, position) to ponder on
         self._ponder: tuple[threading.Event, Worker] | None = None
@@ -143,6 +145,12 @@ class SearchRunner:
         own = self.overhead.estimate(plan.overhead_floor, plan.build.overhead)
         return plan.deadline - min(own, 0.25 * (plan.deadline - plan.started))
 
+    def _variety_rng(self, settings: DecisionSettings) -> random.Random:
+        """One generator for the process's varied opening moves, seeded once (variety.seed)."""
+        if self._rng is None:
+            self._rng = settings.variety.rng()
+        return self._rng
+
     # --- the move path ----------------------------------------------------------------------------
     def plan_move(self, player: Player, cleanup: bool = False) -> MovePlan:
         """Everything a move's search needs, set before it starts; GtpError when no agent plays
@@ -151,7 +159,9 @@ class SearchRunner:
         started = engine.began  # the move's time starts when the engine began it, not at its line
         _, _, build = engine.agents.request(engine.game.rows, engine.game.cols)
         seconds = self.budget_seconds(player)
-        settings = DecisionSettings.from_config(engine.section("resign"), engine.section("pass"))
+        settings = DecisionSettings.from_config(
+            engine.section("resign"), engine.section("pass"), engine.section("variety")
+        )
         plan = MovePlan(
             player=player,
             state=position_for(engine.game.state, player),
@@ -211,6 +221,7 @@ class SearchRunner:
                 progress_interval,
                 plan.previous_values,
                 final_count=lambda state: count_position(self.engine, state),
+                rng=self._variety_rng(plan.settings) if plan.settings.variety.enabled else None,
             )
 
         choice: MoveChoice = self.run_interruptible(work, stop, pause_builds=True)

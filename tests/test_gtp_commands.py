@@ -536,7 +536,8 @@ def test_loadsgf_errors(eng: InProcessEngine, tmp_path) -> None:
     fails_unchanged(eng, f"loadsgf {good} x", "syntax error")
     fails_unchanged(eng, f"loadsgf {good} 0", "syntax error")
     assert eng.ok(f"loadsgf {good} 99") == "black"
-    fails_unchanged(eng, f"printsgf {tmp_path / 'no' / 'such' / 'dir.sgf'}", "cannot save file")
+    missing = tmp_path / "no" / "such" / "dir.sgf"
+    fails_unchanged(eng, f"printsgf {missing}", f"cannot save file: {missing}: No such file or directory")
 
 
 # --- KGS, gomill, GoGui -----------------------------------------------------------------------

@@ -5,6 +5,9 @@ read. GNU Go's ``loadsgf`` is the referee for the resulting positions."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -186,3 +189,59 @@ def test_loadsgf_answers_at_once_for_anything_but_a_regular_file(tmp_path) -> No
             assert eng.fail(f"loadsgf {path}", timeout=30) == f"cannot load file: {reason}"
         assert eng.ok("play b e5") == ""  # the GTP stream is intact: nothing was read from it
         assert eng.ok("name")
+
+
+def test_loadsgf_bounds_the_work_not_only_the_bytes(tmp_path) -> None:
+    """655,360 passes fit under the byte limit (5 MB) but were 1.3 million nodes: 20-26 s and
+    875 MB in loadsgf. They are refused at once now, and the stream goes on."""
+    from dlgo.sgf import MAX_NODES
+
+    passes = tmp_path / "passes.sgf"
+    passes.write_text("(;GM[1]SZ[19]" + ";B[];W[]" * 655360 + ")")
+    with EngineProcess(*FAST) as eng:
+        eng.ok("boardsize 19", timeout=120)
+        started = time.monotonic()
+        answer = eng.fail(f"loadsgf {passes}", timeout=30)
+        assert time.monotonic() - started < 10
+        assert answer == f"cannot load file: too many nodes (1310721; the limit is {MAX_NODES})"
+        assert eng.ok("play b d4") == ""
+
+
+def test_node_limit_counts_nodes_not_semicolons_in_comments() -> None:
+    from dlgo.sgf import MAX_NODES
+
+    comment = ";" * (MAX_NODES + 10)
+    assert len(read_game(f"(;GM[1]SZ[9]C[{comment}\\]];B[ee])").moves) == 1
+    long_line = "(;GM[1]SZ[9]" + ";B[tt];W[tt]" * 3000 + ")"
+    with pytest.raises(ValueError, match="main line is too long"):
+        read_game(long_line)
+
+
+def test_printsgf_writes_only_regular_files_and_never_into_its_own_streams(tmp_path) -> None:
+    """A FIFO hung the engine for good (neither quit nor end of input was read after it), and
+    ``/proc/self/fd/N`` wrote the record into the GTP output, unframed. Both are refused at once,
+    with stdout a pipe and with stdout a regular file; a plain file is still written."""
+    fifo = tmp_path / "record.sgf"
+    os.mkfifo(fifo)
+    saved = tmp_path / "game.sgf"
+    lines = [f"printsgf {fifo}", "printsgf /dev/null"]
+    lines += [f"printsgf /proc/self/fd/{fd}" for fd in range(3, 8)]
+    lines += ["play b e5", f"printsgf {saved}", "name", "quit"]
+    for stdout_file in (False, True):
+        out_path = tmp_path / "out.txt"
+        with open(out_path, "wb") as out:
+            proc = subprocess.run(
+                [sys.executable, "-m", "gtp_engine", "--config", "configs/engine/random.toml"],
+                input="\n".join(lines).encode() + b"\n",
+                stdout=out if stdout_file else subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                timeout=120,
+                cwd=Path(__file__).resolve().parent.parent,
+            )
+        text = out_path.read_text() if stdout_file else proc.stdout.decode()
+        answers = text.split("\n\n")
+        assert answers[0] == f"? cannot save file: {fifo}: No such device or address"  # no reader: at once
+        assert answers[1] == "? cannot save file: /dev/null: not a regular file"
+        assert "(;" not in text  # no record ever reached the GTP stream
+        assert answers[-5:] == ["= ", "= ", "= dlgo", "= ", ""]
+        assert saved.read_text().startswith("(;FF[4]") and ";B[eo]" in saved.read_text()  # E5 on 19x19

@@ -20,9 +20,9 @@ CARD_FORMAT = 1
 
 
 def card_path(model_path: str | os.PathLike) -> Path:
-    """``weights/zero.keras`` -> ``weights/zero.card.json``."""
+    """``weights/zero.keras`` (or its export ``weights/zero.onnx``) -> ``weights/zero.card.json``."""
     p = Path(model_path)
-    return p.with_name(p.stem + CARD_SUFFIX) if p.suffix == ".keras" else p.with_name(p.name + CARD_SUFFIX)
+    return p.with_name(p.stem + CARD_SUFFIX) if p.suffix in (".keras", ".onnx") else p.with_name(p.name + CARD_SUFFIX)
 
 
 @dataclass

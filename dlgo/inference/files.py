@@ -1,5 +1,10 @@
 """Saving and loading models: ``.keras`` file plus model card, with checks that fail clearly.
 
+A network may also arrive as its ONNX export alone (``x.onnx`` with ``x.card.json``, as the
+installed package ships its networks): it plays through ONNX Runtime without Keras, and a path
+``x.keras`` that is absent names it too (:func:`network_file`), so one config serves a checkout
+(which has the ``.keras``) and the package (which has only the exports). It cannot be trained.
+
 ``save_model(model, path, encoder, ...)`` writes both files atomically (a finished checkpoint is
 never lost half-written). ``load_model(path, encoder=..., board_size=..., heads=...)`` loads
 the model and checks that the card's encoder exists and that the model's input planes, board
@@ -76,6 +81,25 @@ def _input_shape(model: keras.Model, extra_inputs: bool = False) -> list[int | N
     return list(shape[1:])
 
 
+ONNX_SUFFIX = ".onnx"
+
+
+def network_file(path: str | os.PathLike) -> Path:
+    """The file that plays for ``path``: ``path`` itself, or, for an absent ``x.keras``, its ONNX
+    export ``x.onnx`` beside it when that is there (a network shipped without its Keras file)."""
+    path = Path(path)
+    if path.suffix == ".keras" and not path.exists():
+        export = path.with_suffix(ONNX_SUFFIX)
+        if export.is_file():
+            return export
+    return path
+
+
+def is_onnx_network(path: str | os.PathLike) -> bool:
+    """True for a network given as its ONNX export (no Keras model behind it)."""
+    return Path(path).suffix == ONNX_SUFFIX
+
+
 class LoadedModel:
     """A model file's card and its Keras model, with the file it came from.
 
@@ -97,6 +121,11 @@ class LoadedModel:
         if self._model is None:
             if self.path is None:
                 raise ModelFileError("no model file to load")
+            if is_onnx_network(self.path):
+                raise ModelFileError(
+                    f"{self.path}: an ONNX network plays but has no Keras model (training and "
+                    "exporting need its .keras file)"
+                )
             self._model = load_model(self.path, **self._checks).model
         return self._model
 
@@ -241,6 +270,7 @@ def check_model(
 
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 _KERAS_MEMBERS = ("config.json", "model.weights.h5")  # what Keras 3 needs inside a .keras zip
+_ONNX_FIRST_BYTE = b"\x08"  # an ONNX file is a ModelProto whose first field is ir_version (1, varint)
 
 
 def check_model_file(path: str | os.PathLike) -> ModelCard:
@@ -251,7 +281,7 @@ def check_model_file(path: str | os.PathLike) -> ModelCard:
     needs, a JSON architecture and an HDF5 weights file), and a missing or malformed card.
     ``ModelFileError`` (one line naming the file) otherwise.
     """
-    path = Path(path)
+    path = network_file(path)
     if not path.exists():
         raise ModelFileError(f"{path}: model file not found")
     if not path.is_file():
@@ -265,6 +295,8 @@ def check_model_file(path: str | os.PathLike) -> ModelCard:
         _check_keras_zip(path)
     elif path.suffix == ".h5" and head != _HDF5_SIGNATURE:
         raise ModelFileError(f"{path}: not an HDF5 model file")
+    elif is_onnx_network(path) and head[:1] != _ONNX_FIRST_BYTE:
+        raise ModelFileError(f"{path}: not an ONNX model file")
     return card_of(path)
 
 
@@ -309,12 +341,14 @@ def load_model(
     the caller needs (e.g. ``["policy", "value"]`` for Zero search). ``lazy``: check the card
     only and load the Keras model at its first use (no Keras import here).
     """
-    path = Path(path)
+    path = network_file(path)
     card = check_model_file(path)  # before Keras: its message for a damaged zip is "File not found"
     if encoder is not None and encoder != card.encoder:
         raise ModelFileError(f"{path}: the model was trained with encoder {card.encoder!r}, not {encoder!r}")
     if card.encoder not in ENCODER_NAMES:
         raise ModelFileError(f"{path}: unknown encoder {card.encoder!r} on the model card")
+    if is_onnx_network(path) and not lazy:
+        raise ModelFileError(f"{path}: an ONNX network plays but has no Keras model to load (its .keras file does)")
     if lazy and len(card.input_shape) == 3:
         # What the card promises is checked now; the model itself when it is loaded.
         check_model(path, card, card.input_shape, [None] * len(card.heads), board_size, heads)
@@ -345,4 +379,4 @@ def card_of(path: str | os.PathLike) -> ModelCard:
         raise ModelFileError(str(e)) from None
 
 
-__all__ += ["card_of", "card_path", "check_model_file", "HEADS"]
+__all__ += ["card_of", "card_path", "check_model_file", "HEADS", "network_file", "is_onnx_network"]

@@ -27,13 +27,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dlgo.inference.files import LoadedModel, ModelFileError, check_model
+from dlgo.inference.files import LoadedModel, ModelFileError, check_model, is_onnx_network
+from dlgo.inference.onnx_meta import OnnxFormatError, read_metadata
 from dlgo.inference.runners import OnnxRunner, export_onnx, stamp_onnx
 
 __all__ = [
     "DIGEST_KEY",
     "ORDER_KEY",
     "model_digest",
+    "network_digest",
     "user_cache_dir",
     "cache_paths",
     "open_cached",
@@ -63,6 +65,20 @@ def model_digest(path: str | os.PathLike) -> str:
                 h.update(block)
         digest = _digests[key] = h.hexdigest()
     return digest
+
+
+def network_digest(path: str | os.PathLike) -> str:
+    """What identifies a network's content, which its exports and int8 files carry: the SHA-256
+    of its ``.keras`` file; for a network given as its ONNX export, the digest of the ``.keras``
+    file it was exported from (its metadata), else of the export itself."""
+    if is_onnx_network(path):
+        try:
+            digest = read_metadata(path).get(DIGEST_KEY)
+        except OnnxFormatError as e:
+            raise ModelFileError(f"{path}: not a usable ONNX file ({e})") from None
+        if digest:
+            return digest
+    return model_digest(path)
 
 
 def user_cache_dir() -> Path:
@@ -102,6 +118,8 @@ def open_cached(loaded: LoadedModel, threads: int | None = None) -> OnnxRunner |
     """An ONNX Runtime runner on a cached export of ``loaded``'s file, or None; imports no Keras."""
     if loaded.path is None:
         return None
+    if is_onnx_network(loaded.path):
+        return _open_network_export(loaded, threads)
     try:
         digest = model_digest(loaded.path)
     except OSError:
@@ -122,6 +140,20 @@ def open_cached(loaded: LoadedModel, threads: int | None = None) -> OnnxRunner |
         except Exception as e:  # a damaged or foreign file: export again
             log.info("ignoring the ONNX file %s: %s", path, e)
     return None
+
+
+def _open_network_export(loaded: LoadedModel, threads: int | None) -> OnnxRunner:
+    """A network given as its ONNX export: that file and nothing else (there is no Keras model
+    to export again from); ``ModelFileError`` naming it when it does not open or fit its card."""
+    assert loaded.path is not None
+    try:
+        runner = OnnxRunner.from_file(loaded.path, None, threads)
+        order = _order(runner.metadata.get(ORDER_KEY))
+        if order is not None:
+            runner.reorder(order)
+    except Exception as e:  # ONNX Runtime raises its own types for a damaged file
+        raise ModelFileError(f"{loaded.path}: not a usable ONNX network: {e}") from None
+    return checked_runner(runner, loaded)
 
 
 def _export_target(model_path: Path, digest: str) -> Path | None:
@@ -166,7 +198,7 @@ def onnx_runner(loaded: LoadedModel, threads: int | None = None) -> OnnxRunner |
     unless this process has imported them already it is made in a child process, so this
     process still imports neither."""
     runner = open_cached(loaded, threads)
-    if runner is not None or loaded.path is None:
+    if runner is not None or loaded.path is None or is_onnx_network(loaded.path):
         return runner
     # A child process unless TensorFlow is here already (then exporting here costs less).
     if not loaded.model_loaded and "keras" not in sys.modules and export_in_subprocess(loaded.path):

@@ -37,7 +37,7 @@ import numpy as np
 
 from dlgo.encoders import get_encoder_by_name
 from dlgo.inference.files import LoadedModel, ModelFileError
-from dlgo.inference.onnx_cache import DIGEST_KEY, ORDER_KEY, cache_paths, checked_runner, model_digest, onnx_runner
+from dlgo.inference.onnx_cache import DIGEST_KEY, ORDER_KEY, cache_paths, checked_runner, network_digest, onnx_runner
 from dlgo.inference.runners import OnnxRunner, stamp_onnx
 
 __all__ = [
@@ -183,7 +183,7 @@ def quantize_model(loaded: LoadedModel, fmt: str = DEFAULT_FORMAT, out_path: str
     """Make the int8 file of a model file from its cached fp32 export (made first if missing):
     at ``out_path``, else beside the fp32 export, stamped with the recipe."""
     fp32 = onnx_runner(loaded)
-    if fp32 is None or not fp32.path.is_file() or fp32.metadata.get(DIGEST_KEY) != model_digest(loaded.path):
+    if fp32 is None or not fp32.path.is_file() or fp32.metadata.get(DIGEST_KEY) != network_digest(loaded.path):
         raise ModelFileError(f"{loaded.path}: no cached ONNX export to quantize")
     size = calibration_size(loaded)
     games, _ = calibration_games(size)
@@ -201,7 +201,7 @@ def open_int8(loaded: LoadedModel, threads: int | None = None, fmt: str = DEFAUL
     if loaded.path is None:
         return None
     try:
-        digest = model_digest(loaded.path)
+        digest = network_digest(loaded.path)
         wanted = recipe(fmt, calibration_size(loaded))
     except (OSError, ModelFileError):
         return None

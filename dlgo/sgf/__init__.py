@@ -34,7 +34,9 @@ recognised) only simple ko is assumed. A ko taken back at once breaks every rule
 Files: only regular files are read (never a FIFO, a device such as ``/dev/zero`` or
 ``/dev/stdin``, or a directory: those are an ``SgfError`` at once), and at most
 :data:`MAX_FILE_BYTES` (8 MiB; the largest real records, commented joseki collections, are a
-few MB).
+few MB). The work is bounded too: at most :data:`MAX_NODES` nodes (counted before parsing) and
+:data:`MAX_MAIN_LINE_MOVES` on the main line, so a small file of a million empty nodes is refused
+at once instead of parsing for 20 seconds.
 
 Conventions when reading:
 
@@ -54,12 +56,14 @@ main line under the record's rules), :mod:`dlgo.sgf.writer`, and :mod:`dlgo.sgf.
 record holds).
 """
 
-from dlgo.sgf.reader import MAX_FILE_BYTES, read_game
+from dlgo.sgf.reader import MAX_FILE_BYTES, MAX_MAIN_LINE_MOVES, MAX_NODES, read_game
 from dlgo.sgf.record import REPAIR_KINDS, Repair, Setup, SgfError, SgfGame
 from dlgo.sgf.writer import save_game, write_game
 
 __all__ = [
     "MAX_FILE_BYTES",
+    "MAX_NODES",
+    "MAX_MAIN_LINE_MOVES",
     "REPAIR_KINDS",
     "Repair",
     "Setup",

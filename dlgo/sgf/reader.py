@@ -28,11 +28,17 @@ from dlgo.sgf.record import (
 )
 from dlgo.sgf.replay import MainLineStop, Replay, node_moves, point_without_liberty, rules_of
 
-__all__ = ["MAX_FILE_BYTES", "read_game", "RecordReader"]
+__all__ = ["MAX_FILE_BYTES", "MAX_NODES", "MAX_MAIN_LINE_MOVES", "read_game", "RecordReader"]
 
 log = logging.getLogger("dlgo.sgf")  # the package's logger, as before the split
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # larger files are refused unread (see the module docstring)
+# The work is bounded too, not only the bytes: 8 MiB of ";B[];W[]" is 1.3 million nodes, which
+# took sgfmill 20 s and 1.9 GB to parse. A real record, variations and reviews included, has a few
+# thousand nodes, and the longest real games a few hundred moves.
+MAX_NODES = 50_000
+MAX_MAIN_LINE_MOVES = 5_000
+_VALUE = re.compile(rb"\[[^\]\\]*(?:\\.[^\]\\]*)*\]")  # a property value, escapes included (unrolled: fast)
 
 
 def _read_file(path: str | os.PathLike, label: str) -> bytes:
@@ -230,7 +236,17 @@ class RecordReader:
         return point
 
     # --- the game ----------------------------------------------------------------------------
+    def _check_size(self) -> None:
+        """Refuse, before parsing, a text of more than MAX_NODES nodes (its node markers outside
+        property values, counted at C speed; the plain count first, which bounds it)."""
+        if self.data.count(b";") <= MAX_NODES:
+            return
+        nodes = _VALUE.sub(b"", self.data).count(b";")
+        if nodes > MAX_NODES:
+            raise self.error(f"too many nodes ({nodes}; the limit is {MAX_NODES})")
+
     def _parse(self) -> sgf_grammar.Coarse_game_tree:
+        self._check_size()
         try:
             return sgf_grammar.parse_sgf_game(self.data)
         except ValueError as e:
@@ -253,6 +269,8 @@ class RecordReader:
     def read(self) -> SgfGame:
         tree = self._parse()
         nodes = list(sgf_grammar.main_sequence_iter(tree))
+        if len(nodes) - 1 > MAX_MAIN_LINE_MOVES:
+            raise self.error(f"the main line is too long ({len(nodes) - 1} nodes; the limit is {MAX_MAIN_LINE_MOVES})")
         root = nodes[0]
         self._set_encoding(root)
         gm = root.get("GM")

@@ -10,6 +10,7 @@ from dlgo import __version__
 from dlgo import agent_registry as registry
 from gtp_engine.analysis_formats import explain
 from gtp_engine.commands.base import expect_args
+from gtp_engine.config import describe_networks
 from gtp_engine.protocol import Command, GtpError
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ def gomill_describe_engine(engine: Engine, cmd: Command) -> str:
         f"agent: {agent_name}: {registry.get(agent_name).doc}",
         "parameters: " + ", ".join(f"{k}={v}" for k, v in params.items()),
         f"config: {engine.config.path or 'built-in defaults'}",
+        *(f"network {line}" for line in describe_networks(engine.config)),
         f"time: {engine.clock.control.describe()}",
     ]
     return "\n".join(lines)

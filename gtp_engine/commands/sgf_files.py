@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +23,11 @@ def _cannot_load(reason: str) -> str:
     """``cannot load file: <reason>``: the canonical text clients test for, then why, on one line."""
     reason = " ".join(reason.split())
     return f"{CANNOT_LOAD}: {reason[:300]}" if reason else CANNOT_LOAD
+
+
+def _cannot_save(reason: str) -> str:
+    """``cannot save file: <reason>``, as ``loadsgf`` answers ``cannot load file: <reason>``."""
+    return f"cannot save file: {' '.join(reason.split())[:300]}"
 
 
 def loadsgf(engine: Engine, cmd: Command) -> str:
@@ -74,9 +81,50 @@ def printsgf(engine: Engine, cmd: Command) -> str:
     )
     if cmd.args:
         try:
-            Path(cmd.args[0]).write_text(text, encoding="utf-8")
+            _write_record(cmd.args[0], text.encode("utf-8"))
         except OSError as e:
             log.warning("printsgf: %s", e)
-            raise GtpError("cannot save file") from None
+            raise GtpError(_cannot_save(f"{cmd.args[0]}: {e.strerror or e}")) from None
+        except ValueError as e:
+            log.warning("printsgf: %s", e)
+            raise GtpError(_cannot_save(str(e))) from None
         return ""
     return text
+
+
+def _open_files(but: int) -> set[tuple[int, int]]:
+    """(device, inode) of every file this process holds open but through ``but``: its GTP
+    streams among them."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:  # no /proc: the standard streams at least
+        fds = [0, 1, 2]
+    out = set()
+    for fd in fds:
+        if fd == but:
+            continue
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            continue
+        out.add((info.st_dev, info.st_ino))
+    return out
+
+
+def _write_record(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path``, a regular file (made if absent): a FIFO, a device or a socket
+    is refused at once rather than blocking the engine (the open never waits: O_NONBLOCK), and
+    so is any file the engine holds open, such as its own GTP output (``/proc/self/fd/N``)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{path}: not a regular file")
+        if (info.st_dev, info.st_ino) in _open_files(but=fd):
+            raise ValueError(f"{path}: a file the engine has open (its own input or output?)")
+        os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
