@@ -8,7 +8,9 @@ This package sits beside ``gtp_engine`` and uses its config, game and move decis
 imports neither.
 """
 
-from dlgo_web.app import create_app
-from dlgo_web.bots import Bot, BotPool, load_bots
+from dlgo.lazy import lazy_names
 
 __all__ = ["create_app", "load_bots", "Bot", "BotPool"]
+
+# Flask (the web extra) loads with the app, so that a missing extra is dlgo-web's one clear line.
+__getattr__ = lazy_names(__name__, {"create_app": ".app", "load_bots": ".bots", "Bot": ".bots", "BotPool": ".bots"})

@@ -15,9 +15,7 @@ import sys
 import threading
 import webbrowser
 
-from werkzeug.serving import make_server
-
-from dlgo_web.app import create_app
+from dlgo.extras import require_extra
 from dlgo_web.bots import load_bots
 from gtp_engine.config import ConfigError
 
@@ -45,6 +43,7 @@ WEB_VARIETY_MOVES = 10
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    require_extra("web", "dlgo-web")
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     try:
         # Variety in the bots' openings (dlgo.search.variety): on here, where people replay games
@@ -54,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dlgo-web: {e}", file=sys.stderr)
         return 2
     try:
+        from werkzeug.serving import make_server  # Flask's server: the web extra, checked above
+
+        from dlgo_web.app import create_app
+
         server = make_server(HOST, args.port, create_app(bots), threaded=True)
     except OSError as e:
         print(f"dlgo-web: cannot listen on {HOST}:{args.port}: {e.strerror or e}", file=sys.stderr)

@@ -133,7 +133,9 @@ def _prepare(config: Config) -> int:
         except Exception as e:  # a damaged model, no quantization tools: the engine plays fp32
             print(f"dlgo-gtp: --prepare: {path}: int8 model not made: {e}", file=sys.stderr)
             status = 1
-    missing = [path for _, path in model_files(config) if path and not os.path.exists(path)]
+    from dlgo.inference.files import network_file
+
+    missing = [path for _, path in model_files(config) if path and not network_file(path).exists()]
     if missing:  # weights still to train or fetch (the engine refuses this config until then)
         print(f"dlgo-gtp: --prepare: no agent warmed: {', '.join(missing)}: not found", file=sys.stderr)
         return status

@@ -35,7 +35,7 @@ fi
 # moves meanwhile). Made again when a network, a config, the calibration games or the code changed
 # (numba recompiles a changed source file). A failure is one warning and is not retried at every
 # start: the engine then makes what is missing in the background at start-up, or plays fp32.
-prepared_stamp=".venv/.prepared"
+prepared_stamp=".venv/.prepared${extras:+-$extras}"
 changed() {
     find weights configs/engine dlgo/inference/calibration \( -name '*.keras' -o -name '*.toml' -o -name '*.sgf' \) \
         -newer "$prepared_stamp" -print -quit
@@ -43,7 +43,11 @@ changed() {
 }
 if [ ! -f "$prepared_stamp" ] || [ -n "$(changed)" ]; then
     : >.venv/.prepare.log
-    for config in configs/engine/*.toml; do
+    # A play-only environment (no extras: scripts/run_engine.sh) prepares the configs that play
+    # without the training stack, those the package ships (dlgo/shipped); the others need [train].
+    configs=(configs/engine/*.toml)
+    if [ -z "$extras" ]; then configs=(dlgo/shipped/configs/engine/*.toml); fi
+    for config in "${configs[@]}"; do
         TF_CPP_MIN_LOG_LEVEL=2 .venv/bin/python -m gtp_engine --config "$config" --prepare \
             >/dev/null 2>>.venv/.prepare.log || failed="$config"
     done

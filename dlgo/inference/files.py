@@ -295,9 +295,22 @@ def check_model_file(path: str | os.PathLike) -> ModelCard:
         _check_keras_zip(path)
     elif path.suffix == ".h5" and head != _HDF5_SIGNATURE:
         raise ModelFileError(f"{path}: not an HDF5 model file")
-    elif is_onnx_network(path) and head[:1] != _ONNX_FIRST_BYTE:
-        raise ModelFileError(f"{path}: not an ONNX model file")
+    elif is_onnx_network(path):
+        _check_onnx(path, head)
     return card_of(path)
+
+
+def _check_onnx(path: Path, head: bytes) -> None:
+    """An ONNX network file: a protobuf whose top-level fields all lie within the file (a cut or
+    foreign file fails here, before ONNX Runtime is asked to open it)."""
+    from dlgo.inference.onnx_meta import OnnxFormatError, read_metadata
+
+    if head[:1] != _ONNX_FIRST_BYTE:
+        raise ModelFileError(f"{path}: not an ONNX model file")
+    try:
+        read_metadata(path)
+    except OnnxFormatError as e:
+        raise ModelFileError(f"{path}: not a usable ONNX model file ({e})") from None
 
 
 def _check_keras_zip(path: Path) -> None:

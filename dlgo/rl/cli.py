@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from dlgo.extras import require_extra
 from dlgo.rl.agents import AGENT_KINDS
 from dlgo.rl.evaluate import GATES
 
@@ -200,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
+    require_extra("train", "python -m dlgo.rl")
     args.command_line = "python -m dlgo.rl " + " ".join(argv)  # written on the model cards
     if args.command == "loop":
         return _loop(args)

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up chatter, when it is the backend
 
 from dlgo.data.split import DEFAULT_SEED, DEFAULT_TEST_FRACTION
+from dlgo.extras import require_extra
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    require_extra("train", "python -m dlgo.train")  # before the parser: its choices come from Keras code
     args = _parser().parse_args(argv)
     from dlgo.train.supervised import SupervisedConfig, TrainingError, train_supervised
 

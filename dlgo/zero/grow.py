@@ -13,6 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from dlgo.extras import require_extra
+
 __all__ = ["main"]
 
 
@@ -24,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="the grown network (.keras; its card is written beside it)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the new channels' random weights")
     args = parser.parse_args(argv)
+    require_extra("train", "python -m dlgo.zero.grow")
 
     import dlgo.networks  # noqa: F401  (registers custom objects)
     from dlgo.inference import ModelFileError, load_model, save_model

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dlgo.extras import require_extra
 from dlgo.tomlfile import parse_override
 from dlgo.zero.loop import ZeroLoop
 from dlgo.zero.loop_config import LoopConfigError, load_loop_config
@@ -48,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    require_extra("train", "python -m dlgo.zero.loop")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up chatter (workers inherit it)
     overrides: dict[str, dict[str, Any]] = {}
     for text in args.set:

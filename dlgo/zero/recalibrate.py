@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from dlgo.extras import require_extra
 from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, combine_experience, training_batch
 
 __all__ = ["calibration", "iterations_buffer", "main"]
@@ -64,6 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="save the recalibrated network here (with the model's card)")
     args = parser.parse_args(argv)
+    require_extra("train", "python -m dlgo.zero.recalibrate")
 
     from dlgo.inference.files import ModelFileError, card_of, check_model_file, save_model
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from dlgo.extras import require_extra
 from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, combine_experience
 from dlgo.zero.teacher import convert_matches
 
@@ -193,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("models", nargs="+")
     e.add_argument("--data", required=True)
     args = p.parse_args(argv)
+    require_extra("train", "python -m dlgo.zero.teacher")
     return {"convert": _convert, "train": _train, "evaluate": _evaluate}[args.command](args)
 
 

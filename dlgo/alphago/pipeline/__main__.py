@@ -12,6 +12,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from dlgo.alphago.pipeline import STAGES, PipelineConfig  # noqa: E402
 from dlgo.alphago.pipeline.stages import StageIncomplete  # noqa: E402
+from dlgo.extras import require_extra
 
 
 def run(config: PipelineConfig, target: str, progress: bool = True) -> dict[str, str]:
@@ -45,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", required=True, help="pipeline config, e.g. configs/train/alphago-9x9.toml")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
+    require_extra("train", "python -m dlgo.alphago.pipeline")
     try:
         config = PipelineConfig.load(args.config)
         networks = run(config, args.stage, progress=not args.quiet)
