@@ -188,6 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
 
+    from gtp_engine.memory import tune_malloc
+
+    tune_malloc()  # before any thread: days of games must not grow the heap (gtp_engine.memory)
     gtp_out = _reserve_stdout()
     from gtp_engine.channel import Channel, OutputClosed
     from gtp_engine.engine import Engine

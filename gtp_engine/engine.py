@@ -20,6 +20,7 @@ from gtp_engine.commands import COMMANDS, Handler
 from gtp_engine.config import Config
 from gtp_engine.decision import MoveChoice
 from gtp_engine.game import Game
+from gtp_engine.memory import trim_heap
 from gtp_engine.protocol import (
     UNKNOWN_COMMAND,
     Command,
@@ -134,6 +135,8 @@ class Engine:
         return self.config.section(name, self.size_key())
 
     def new_game(self) -> None:
-        """A new game is on the board (boardsize, clear_board, loadsgf): fresh clocks, no last move."""
+        """A new game is on the board (boardsize, clear_board, loadsgf): fresh clocks, no last move,
+        and the last game's freed memory given back (``gtp_engine.memory``)."""
+        trim_heap()
         self.clock.reset()
         self.last_choice, self.last_winrate = None, None

@@ -22,4 +22,8 @@ printf 'wheel: %s, %s\n' "$(basename "$wheel")" "$(du -h "$wheel" | cut -f1)"
 printf 'extras: %s\n' "${extras:-none}"
 printf 'install: %.1f s\n' "$(echo "$end - $start" | bc)"
 printf 'venv: %s\n' "$(du -sh "$work/venv" | cut -f1)"
+# What the project brings, without the venv's own pip and setuptools (pipx shares one pip).
+site="$(ls -d "$work"/venv/lib/python3*/site-packages)"
+printf 'installed packages (without pip, setuptools): %s\n' "$(du -sh --exclude='pip' --exclude='pip-*' \
+    --exclude='setuptools' --exclude='setuptools-*' --exclude='pkg_resources' --exclude='_distutils_hack' "$site" | cut -f1)"
 printf 'tensorflow installed: %s\n' "$has_tf"

@@ -21,7 +21,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -128,6 +130,7 @@ class ProcessStats:
     fds: int
     threads: int
     children: int
+    pss_mb: float = 0.0  # the process's share of its pages: what N engines together cost is the sum
 
 
 def process_stats(pid: int) -> ProcessStats:
@@ -146,7 +149,12 @@ def process_stats(pid: int) -> ProcessStats:
                 continue
             if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
                 children += 1
-    return ProcessStats(round(rss_kb / 1024, 1), fds, threads, children)
+    try:
+        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+        pss_kb = next(int(line.split()[1]) for line in rollup if line.startswith("Pss:"))
+    except (OSError, StopIteration):
+        pss_kb = 0
+    return ProcessStats(round(rss_kb / 1024, 1), fds, threads, children, round(pss_kb / 1024, 1))
 
 
 @dataclass
@@ -229,8 +237,27 @@ def _engine_argv(config: str | None, sets: list[str]) -> list[str]:
     return argv
 
 
+def _sample(pid: int, path: Path, every: float, stop: threading.Event) -> None:
+    """Append the engine's figures to ``path`` every ``every`` seconds until ``stop``."""
+    started = time.monotonic()
+    while not stop.wait(every):
+        try:
+            stats = process_stats(pid)
+        except (OSError, KeyError, ValueError):
+            return
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"seconds": round(time.monotonic() - started, 1), **asdict(stats)}) + "\n")
+
+
 def run_soak(
-    games9: int, games19: int, profile: str, out: Path, config: str | None, sets: list[str], gnugo_level: int
+    games9: int,
+    games19: int,
+    profile: str,
+    out: Path,
+    config: str | None,
+    sets: list[str],
+    gnugo_level: int,
+    sample_every: float = 0.0,
 ) -> list[GameReport]:
     gnugo_path = find_gnugo()
     if gnugo_path is None:
@@ -243,6 +270,12 @@ def run_soak(
     reports: list[GameReport] = []
     engine.start()
     gnugo.start()
+    stop = threading.Event()
+    if sample_every > 0:  # the figures between games too (a correspondence game may not end)
+        (out / "samples.jsonl").write_text("")
+        threading.Thread(
+            target=_sample, args=(engine.pid, out / "samples.jsonl", sample_every, stop), daemon=True
+        ).start()
     try:
         schedule = [9] * games9 + [19] * games19
         for index, size in enumerate(schedule):
@@ -278,6 +311,7 @@ def run_soak(
                 flush=True,
             )
     finally:
+        stop.set()
         engine.close()
         gnugo.close()
     return reports
@@ -309,6 +343,10 @@ def summarise(reports: list[GameReport]) -> dict:
     }
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dlgo.bench.soak", description=__doc__.split("\n\n")[0])
     parser.add_argument("--games9", type=int, default=300, help="9x9 games first (default 300)")
@@ -317,9 +355,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=None, help="engine config (default: the engine's default)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="engine --set (repeatable)")
     parser.add_argument("--gnugo-level", type=int, default=1)
+    parser.add_argument("--sample-every", type=float, default=0.0, help="also record the figures every S seconds")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    reports = run_soak(args.games9, args.games19, args.profile, args.out, args.config, args.set, args.gnugo_level)
+    signal.signal(signal.SIGTERM, _stop)  # stopped from outside (many_games): close the engine first
+    reports = run_soak(
+        args.games9, args.games19, args.profile, args.out, args.config, args.set, args.gnugo_level, args.sample_every
+    )
     summary = summarise(reports)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
