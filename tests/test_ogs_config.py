@@ -17,6 +17,7 @@ json5 = pytest.importorskip("json5", reason="json5 is in the test extra: pip ins
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "ogs" / "gtp2ogs.json5"
+POOL_CONFIG = ROOT / "configs" / "ogs" / "gtp2ogs-pool.json5"  # the pool manager's (docs/ogs.md, section 8)
 RUN_OGS = ROOT / "scripts" / "run_ogs.sh"
 
 # Every key gtp2ogs 9.x accepts, by where it may appear. Taken from gtp2ogs 9.x's own sources
@@ -53,9 +54,14 @@ SPEEDS = ("blitz", "rapid", "live", "correspondence")
 BOARD_SIZE_RANGE_KEYS = {"width_range", "height_range"}
 
 
+@pytest.fixture(scope="module", params=[CONFIG, POOL_CONFIG], ids=lambda p: p.name)
+def config_path(request) -> Path:
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def config() -> dict:
-    return json5.loads(CONFIG.read_text(encoding="utf-8"))
+def config(config_path) -> dict:
+    return json5.loads(config_path.read_text(encoding="utf-8"))
 
 
 def test_parses_as_json5_object(config):
@@ -81,15 +87,17 @@ def test_every_key_is_a_gtp2ogs_9_key(config):
         assert set(config["allowed_board_sizes"]) <= BOARD_SIZE_RANGE_KEYS
 
 
-def test_api_key_is_not_in_the_file(config):
+def test_api_key_is_not_in_the_file(config, config_path):
     assert "apikey" not in config
-    assert "apikey" not in CONFIG.read_text(encoding="utf-8").replace("API key", "")
+    assert "apikey" not in config_path.read_text(encoding="utf-8").replace("API key", "")
 
 
 def test_values_have_the_types_gtp2ogs_expects(config):
     bot = config["bot"]
     assert isinstance(bot["release_delay"], int | float)  # required by the 9.x schema
     assert bot.get("manager", "persistent") in ("persistent", "pool")
+    if bot.get("manager") == "pool":
+        assert isinstance(bot["instances"], int) and bot["instances"] >= 1
     systems = config["allowed_time_control_systems"]
     assert systems and set(systems) <= TIME_CONTROL_SYSTEMS
     for speed in SPEEDS:
@@ -212,6 +220,15 @@ def _agents_on_ogs(config: dict) -> set[str]:
     sets = [command[i + 1] for i, arg in enumerate(command) if arg == "--set"]
     engine = load_config(str(ROOT / command[command.index("--config") + 1]), sets)
     return {engine.agent_for_size(size)[0] for size in config["allowed_board_sizes"]}
+
+
+def test_the_two_configs_differ_only_in_how_engines_are_managed():
+    persistent, pool = (json5.loads(p.read_text(encoding="utf-8")) for p in (CONFIG, POOL_CONFIG))
+    assert persistent["bot"]["manager"] == "persistent" and pool["bot"]["manager"] == "pool"
+    assert pool["bot"]["command"][: len(persistent["bot"]["command"])] == persistent["bot"]["command"]
+    for key in set(persistent) | set(pool):
+        if key not in ("bot", "allowed_live_settings", "allowed_correspondence_settings"):
+            assert persistent.get(key) == pool.get(key), key
 
 
 def test_greeting_says_what_plays(config):
