@@ -38,6 +38,8 @@ def test_binary_plays_outside_the_checkout_without_python(tmp_path: Path) -> Non
     prepare = subprocess.run([*env, str(binary), "--prepare"], capture_output=True, text=True, timeout=600)
     assert prepare.returncode == 0, prepare.stderr[-2000:]
     rules = GameRules(size=9, komi=7.0, clock=ClockSettings(0, 2, 1))  # 2 s a move, as byo-yomi
-    record = play_game(command_player([*env, str(binary)], "binary"), gnugo_player(5), rules)
-    assert record.fault is None, record.detail
+    logs = tmp_path / "logs"  # both players' stderr, for a failure's story
+    record = play_game(command_player([*env, str(binary)], "binary"), gnugo_player(5), rules, log_dir=logs)
+    stderr = "".join(p.read_text(errors="replace")[-1500:] for p in sorted(logs.glob("*.log")))
+    assert record.fault is None, f"{record.reason}: {record.detail}\n{stderr}"
     assert record.result, record.reason

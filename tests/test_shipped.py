@@ -113,20 +113,29 @@ def _venv_python(folder: Path) -> Path:
     return folder / "bin" / "python"
 
 
+def _run(argv: list[str], cwd: Path, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``argv`` run outside the checkout's environment (no PYTHONPATH, no active venv)."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return subprocess.run(
+        [str(a) for a in argv], input=stdin, capture_output=True, text=True, timeout=600, cwd=cwd, env=env or clean
+    )
+
+
 @pytest.fixture(scope="module")
 def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel of this checkout installed with no extras into a fresh venv outside it (from the
     pip cache, as a bot operator installs it); its folder."""
     work = tmp_path_factory.mktemp("wheel")
     build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(work), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(work), str(ROOT)],
         capture_output=True,
         text=True,
         timeout=600,
     )
     if build.returncode != 0:
         pytest.fail(f"pip wheel failed: {build.stderr[-2000:]}")
-    shutil.rmtree(ROOT / "build", ignore_errors=True)
+    for leftover in [ROOT / "build" / "lib", *ROOT.glob("build/bdist.*")]:  # setuptools' in-tree build folders
+        shutil.rmtree(leftover, ignore_errors=True)
     wheel = next(work.glob("*.whl"))
     env_dir = work / "venv"
     venv.create(env_dir, with_pip=True)
@@ -161,23 +170,8 @@ def test_wheel_in_a_fresh_venv_plays_the_shipped_networks(installed_wheel: Path,
     commands = "name\nboardsize 9\ngomill-describe_engine\ngenmove b\nboardsize 19\ngenmove b\nquit\n"
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")  # nothing from the checkout's caches
-    proc = subprocess.run(
-        [
-            str(script),
-            "--set",
-            "zero.rounds=64",
-            "--set",
-            "time.default_seconds=0",
-            "--set",
-            "size.19.time.default_seconds=0",
-        ],
-        input=commands,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-        env=env,
-    )
+    sets = ["zero.rounds=64", "time.default_seconds=0", "size.19.time.default_seconds=0"]
+    proc = _run([script, *(f"--set={s}" for s in sets)], tmp_path, commands, env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     answers = proc.stdout.split("\n\n")
     assert answers[0] == "= dlgo"
@@ -190,41 +184,38 @@ def test_wheel_in_a_fresh_venv_plays_the_shipped_networks(installed_wheel: Path,
     for answer in (answers[3], answers[5]):
         assert answer.startswith("= ") and answer[2:] not in ("", "pass", "resign"), proc.stdout
     assert "quick move" not in proc.stderr
-    version = subprocess.run([str(script), "--version"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    version = _run([script, "--version"], tmp_path, env=env)
     assert "zero-19x19.int8.onnx (int8)" in version.stdout
 
 
 def test_wheel_plays_the_same_moves_as_the_checkout(installed_wheel: Path, tmp_path: Path) -> None:
     """Seeded, at fixed visits, on one thread: the package and the checkout choose the same moves."""
-    sets = [
-        "--set",
-        "size.9.zero.rounds=100",
-        "--set",
-        "time.default_seconds=0",
-        "--set",
-        "size.9.zero.seed=5",
-        "--set",
-        "size.9.zero.threads=1",
-    ]
+    sets = [f"--set={s}" for s in ("size.9.zero.rounds=100", "time.default_seconds=0", "size.9.zero.seed=5")]
+    sets.append("--set=size.9.zero.threads=1")
     commands = "boardsize 9\nkomi 7\ngenmove b\ngenmove w\ngenmove b\ngenmove w\nquit\n"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    installed = subprocess.run(
-        [str(installed_wheel / "bin" / "dlgo-gtp"), *sets],
-        input=commands,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-        env=env,
-    )
-    checkout = subprocess.run(
-        [sys.executable, "-m", "gtp_engine", *sets],
-        input=commands,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-    )
+    installed = _run([installed_wheel / "bin" / "dlgo-gtp", *sets], tmp_path, commands)
+    checkout = _run([sys.executable, "-m", "gtp_engine", *sets], ROOT, commands, env=dict(os.environ))
     assert installed.returncode == checkout.returncode == 0
     assert installed.stdout == checkout.stdout
     assert len([a for a in installed.stdout.split("\n\n") if len(a) > 2]) == 4
+
+
+def test_wheel_without_extras_names_the_extra_and_refuses_a_cut_network(installed_wheel: Path, tmp_path: Path) -> None:
+    """Training or the web page without their extras: one line naming the extra, exit 2. A cut
+    network file: one line naming it, exit 2, before any GTP is read."""
+    python = _venv_python(installed_wheel)
+    for argv, extra in (
+        ([python, "-m", "dlgo.train", "supervised"], "train"),
+        ([python, "-m", "dlgo.zero.loop", "--config", "x.toml"], "train"),
+        ([installed_wheel / "bin" / "dlgo-web"], "web"),
+    ):
+        proc = _run(argv, tmp_path)
+        assert proc.returncode == 2, (argv, proc.stderr[-500:])
+        assert f"pip install 'dlgo-engine[{extra}]'" in proc.stderr and "Traceback" not in proc.stderr
+    source = ROOT / "weights" / "zero-9x9"
+    cut = tmp_path / "cut.onnx"
+    cut.write_bytes(Path(f"{source}.onnx").read_bytes()[:300_000])
+    shutil.copy(f"{source}.card.json", tmp_path / "cut.card.json")
+    proc = _run([installed_wheel / "bin" / "dlgo-gtp", f"--set=size.9.zero.model={cut}"], tmp_path, "name\n")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert f"size.9.zero.model: {cut}: not a usable ONNX model file" in proc.stderr

@@ -7,9 +7,11 @@ games under live clocks while ``--corr19`` others play 19x19 under correspondenc
 move: each engine thinks up to its ``time.max_seconds`` a move, all the time), all at once. When
 the live games are over the correspondence players are stopped. It reports each engine's
 resident and proportional memory (``/proc/PID/smaps_rollup``: Pss shares the pages the processes
-share, the libraries' code among them), the live games' time losses and longest moves.
+share, the libraries' code among them), the live games' time losses and longest moves. The
+correspondence games start ``--warm-up`` seconds ahead, so that their engines are built and
+thinking when the live games begin.
 
-    python -m dlgo.bench.many_games --live9 4 --corr19 8 --games 3 --out runs/many-games   # docs/ogs.md
+    python -m dlgo.bench.many_games --live9 4 --corr19 8 --games 8 --out runs/many-games   # docs/ogs.md
 
 Each driver's own folder (``live-N/``, ``corr-N/``) keeps its games and its samples; the summary
 is ``summary.json`` and stdout.
@@ -76,11 +78,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=3, help="live games each live player plays in turn (default 3)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="engine --set, for all")
     parser.add_argument("--sample-every", type=float, default=5.0)
+    parser.add_argument(
+        "--warm-up", type=float, default=90.0, help="seconds the correspondence games play before the live ones start"
+    )
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     corr = [_driver("corr", i, args.out, 0, args.set, args.sample_every) for i in range(args.corr19)]
+    time.sleep(args.warm_up if corr else 0.0)  # their engines built and thinking when the live games begin
     live = [_driver("live", i, args.out, args.games, args.set, args.sample_every) for i in range(args.live9)]
     try:
         for proc in live:
