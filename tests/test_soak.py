@@ -51,4 +51,5 @@ def test_a_short_soak_reports_every_game(tmp_path) -> None:
     assert all(r.result and not r.errors for r in reports)
     summary = summarise(reports)
     assert summary["games"] == 2 and summary["time_losses"] == 0 and summary["children"] == [0]
+    assert summary["by_size"]["9"]["games"] == 2
     assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 2

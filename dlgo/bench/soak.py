@@ -318,29 +318,42 @@ def run_soak(
 
 
 def summarise(reports: list[GameReport]) -> dict:
-    """The figures docs/ogs.md reports: memory after game 10 and at the end, the ranges of
+    """The figures docs/ogs.md reports, per board size (memory after the size's first and tenth
+    games and at the end, its growth since the tenth), and for the whole run the ranges of
     descriptors, threads and children, time losses and errors."""
     if not reports:
         return {}
-    rss = [r.stats.rss_mb for r in reports]
-    tenth = rss[min(9, len(rss) - 1)]
+    by_size = {}
+    for size in sorted({r.size for r in reports}):
+        rss = [r.stats.rss_mb for r in reports if r.size == size]
+        tenth = rss[min(9, len(rss) - 1)]
+        by_size[str(size)] = {
+            "games": len(rss),
+            "rss_mb_after_game_1": rss[0],
+            "rss_mb_after_game_10": tenth,
+            "rss_mb_last": rss[-1],
+            "rss_mb_max": max(rss),
+            "rss_growth_since_game_10": round((rss[-1] - tenth) / tenth, 4),
+            "longest_move_s": max(r.longest_move for r in reports if r.size == size),
+            "engine_wins": sum(
+                r.result.upper().startswith(r.engine_colour.upper() + "+") for r in reports if r.size == size
+            ),
+        }
     return {
         "games": len(reports),
-        "rss_mb_after_game_1": rss[0],
-        "rss_mb_after_game_10": tenth,
-        "rss_mb_last": rss[-1],
-        "rss_growth_since_game_10": round((rss[-1] - tenth) / tenth, 4),
-        "rss_mb_max": max(rss),
+        "by_size": by_size,
         "fds": sorted({r.stats.fds for r in reports}),
         "threads": sorted({r.stats.threads for r in reports}),
         "children": sorted({r.stats.children for r in reports}),
         "time_losses": sum(r.time_loss for r in reports),
         "errors": sum(bool(r.errors) for r in reports),
-        "longest_move_s": {
-            str(size): max((r.longest_move for r in reports if r.size == size), default=0.0) for size in (9, 19)
-        },
-        "engine_wins": sum(r.result.upper().startswith(r.engine_colour.upper() + "+") for r in reports),
     }
+
+
+def _report_from_json(line: str) -> GameReport:
+    data = json.loads(line)
+    data["stats"] = ProcessStats(**data["stats"])
+    return GameReport(**data)
 
 
 def _stop(signum: int, frame: object) -> None:
@@ -356,12 +369,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="engine --set (repeatable)")
     parser.add_argument("--gnugo-level", type=int, default=1)
     parser.add_argument("--sample-every", type=float, default=0.0, help="also record the figures every S seconds")
+    parser.add_argument("--summarise", action="store_true", help="only summarise the games already in --out")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _stop)  # stopped from outside (many_games): close the engine first
-    reports = run_soak(
-        args.games9, args.games19, args.profile, args.out, args.config, args.set, args.gnugo_level, args.sample_every
-    )
+    if args.summarise:
+        reports = [_report_from_json(line) for line in (args.out / "games.jsonl").read_text().splitlines() if line]
+    else:
+        reports = run_soak(
+            args.games9,
+            args.games19,
+            args.profile,
+            args.out,
+            args.config,
+            args.set,
+            args.gnugo_level,
+            args.sample_every,
+        )
     summary = summarise(reports)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
