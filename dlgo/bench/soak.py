@@ -28,10 +28,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from dlgo.goboard import GameState, Move
+from dlgo.goboard import GameState
 from dlgo.match.gtp_client import GtpClientError, GtpProcess
 from dlgo.match.players import find_gnugo
-from dlgo.utils import coords_from_point, point_from_coords
+from dlgo.match.record import parse_move
+from dlgo.utils import move_to_text
 
 __all__ = ["ClockSpec", "GameClock", "ProcessStats", "process_stats", "play_soak_game", "main"]
 
@@ -172,19 +173,6 @@ class GameReport:
     errors: list[str] = field(default_factory=list)
 
 
-def _vertex(move: Move) -> str:
-    return "pass" if move.is_pass else coords_from_point(move.point)
-
-
-def _move(text: str) -> Move:
-    text = text.strip().lower()
-    if text == "pass":
-        return Move.pass_turn()
-    if text == "resign":
-        return Move.resign()
-    return Move.play(point_from_coords(text.upper()))
-
-
 def play_soak_game(engine: GtpProcess, gnugo: GtpProcess, size: int, spec: ClockSpec, engine_black: bool) -> dict:
     """One game between the two running processes; the engine's clock kept here."""
     for proc in (engine, gnugo):
@@ -208,13 +196,13 @@ def play_soak_game(engine: GtpProcess, gnugo: GtpProcess, size: int, spec: Clock
             spent = time.monotonic() - started
             longest = max(longest, spent)
             clock.spend(spent)
-            move = _move(answer)
+            move = parse_move(answer)
             if not move.is_resign:
-                gnugo.send(f"play {ours} {_vertex(move)}")
+                gnugo.send(f"play {ours} {move_to_text(move)}")
         else:
-            move = _move(gnugo.send(f"genmove {theirs}"))
+            move = parse_move(gnugo.send(f"genmove {theirs}"))
             if not move.is_resign:
-                engine.send(f"play {theirs} {_vertex(move)}")
+                engine.send(f"play {theirs} {move_to_text(move)}")
         moves += 1
         if move.is_resign:
             result = f"{'W' if colour == 'b' else 'B'}+R"
