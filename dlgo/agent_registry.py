@@ -7,7 +7,7 @@ and whether it searches (then the engine runs analysis with it). ``build_agent(n
 size, **extra)`` fills in the defaults and builds; ``extra`` are builder arguments no config
 sets (``self_play``, an already-built ``evaluator``, ...). Builders import their heavy modules
 inside the function: the engine calls them in a background thread from start-up
-(``gtp_engine.agent_pool.AgentPool``), never in a move's time.
+(``dlgo.play.agents.AgentPool``), never in a move's time.
 
 One key per concept in every agent table: ``rounds`` (search visits per move at most) and
 ``exploration`` (the tree policy's exploration constant). The book's names for them are
@@ -24,8 +24,9 @@ File parameters (``Param.path``) are relative to the config file: ``resolve_path
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -165,6 +166,36 @@ def model_file(params: Mapping[str, Any], key: str, agent: str) -> str:
     return path
 
 
+def networks_play_size(params: Mapping[str, Any], size: int, keys: Sequence[str] = ("model",)) -> bool:
+    """Whether the networks named by ``params[key]`` play ``size``: a network with a fixed input
+    (the book's chapters 7-13) plays only the sizes on its model card; a fully convolutional one
+    (its card's input shape has no board size) plays any. A network that cannot be read says
+    yes here: building the agent then names the file and what is wrong with it."""
+    for key in keys:
+        path = params.get(key)
+        if path and not _card_allows(str(path), size):
+            return False
+    return True
+
+
+def _card_allows(path: str, size: int) -> bool:
+    from dlgo.inference.card import card_path
+
+    try:
+        card = _read_card_cached(path, card_path(path).stat().st_mtime_ns)
+    except (OSError, ValueError):
+        return True
+    return card.size_independent or size in card.board_sizes
+
+
+@functools.lru_cache(maxsize=64)
+def _read_card_cached(model_path: str, mtime_ns: int) -> Any:
+    from dlgo.inference.card import read_card
+
+    del mtime_ns  # part of the cache key only: a rewritten card is read again
+    return read_card(model_path)
+
+
 def _seed(params: Mapping[str, Any]) -> int | None:
     seed = params.get("seed", -1)
     return None if seed is None or seed < 0 else int(seed)
@@ -270,6 +301,7 @@ register(
         },
         build=_build_predict,
         searches=False,
+        supports_size=networks_play_size,
     )
 )
 
@@ -350,6 +382,9 @@ register(
         },
         build=_build_alphago,
         searches=True,
+        supports_size=lambda params, size: networks_play_size(
+            params, size, ("policy_model", "value_model", "rollout_model")
+        ),
         files_needed=lambda params: (
             ["policy_model"]
             + (["value_model"] if params["lambda_value"] > 0 else [])
@@ -412,6 +447,7 @@ register(
         },
         build=_build_zero,
         searches=True,
+        supports_size=networks_play_size,
         aliases={"rounds_per_move": "rounds", "c": "exploration", "c_puct": "exploration"},
     )
 )
@@ -465,5 +501,6 @@ for _name, _doc, _temperature in (
             },
             build=_rl_builder(_name),
             searches=False,
+            supports_size=networks_play_size,
         )
     )

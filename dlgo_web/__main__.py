@@ -16,8 +16,8 @@ import threading
 import webbrowser
 
 from dlgo.extras import require_extra
+from dlgo.play.config import ConfigError
 from dlgo_web.bots import load_bots
-from gtp_engine.config import ConfigError
 
 HOST = "127.0.0.1"
 

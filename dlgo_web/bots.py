@@ -1,7 +1,7 @@
 """The bots the web page offers: engine configs (``configs/engine/*.toml``), each one bot.
 
 A bot is what the GTP engine would play with that config: the same checked config
-(``gtp_engine.config.load_config``), the same agent per board size (``Config.agent_for_size``),
+(``dlgo.play.config.load_config``), the same agent per board size (``Config.agent_for_size``),
 built through the same registry, with the config's time per move and end-of-game rules. The
 book serves a map of name -> agent (book 8.2); here the name is the config file's stem.
 
@@ -24,9 +24,9 @@ from dlgo import agent_registry as registry
 from dlgo.agent.base import Agent
 from dlgo.deadstones import Count, count
 from dlgo.goboard import GameState
+from dlgo.play.config import Config, ConfigError, check_model_files, default_config_path, load_config
+from dlgo.play.decision import DecisionSettings
 from dlgo.search import SearchAgent, SearchBudget
-from gtp_engine.config import Config, ConfigError, check_model_files, default_config_path, load_config
-from gtp_engine.decision import DecisionSettings
 
 __all__ = ["Bot", "BotPool", "load_bots", "shipped_config_paths", "PAGE_SIZES"]
 

@@ -23,14 +23,14 @@ from dlgo.deadstones import Count
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import fixed_handicap_points, max_fixed_handicap
+from dlgo.play.decision import MoveChoice, choose_move
+from dlgo.play.game import Game
+from dlgo.play.resign_history import ResignHistory
 from dlgo.sgf import SgfGame, write_game
 from dlgo.sgf.record import move_text
 from dlgo_web.analysis import count_json, ownership_json, search_json
 from dlgo_web.bots import Bot
 from dlgo_web.moves import MoveTextError, explain_illegal, parse_move
-from gtp_engine.decision import MoveChoice, choose_move
-from gtp_engine.game import Game
-from gtp_engine.resign_history import ResignHistory
 
 __all__ = ["PlayError", "GameSession", "GameStore", "MAX_GAMES"]
 

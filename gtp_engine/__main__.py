@@ -20,7 +20,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from gtp_engine.config import (
+from dlgo.play.config import (
     Config,
     ConfigError,
     check_model_files,
@@ -104,7 +104,7 @@ def _reserve_stdout() -> object:
 def _print_version(config: Config) -> int:
     """``--version``: the engine's version, its config and its networks, on stdout."""
     from dlgo import __version__
-    from gtp_engine.config import describe_networks
+    from dlgo.play.config import describe_networks
 
     print(f"dlgo-gtp {__version__} (Python {sys.version.split()[0]})")
     print(f"config: {config.path or 'built-in defaults'}")
@@ -124,7 +124,7 @@ def _prepare(config: Config) -> int:
 
     from dlgo.inference.files import load_model
     from dlgo.inference.quantize import ensure_int8
-    from gtp_engine.agent_pool import AgentPool
+    from dlgo.play.agents import AgentPool
 
     status = 0
     for path in int8_model_files(config):
@@ -188,13 +188,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
 
-    from gtp_engine.memory import tune_malloc
+    from dlgo.play.memory import tune_malloc
 
-    tune_malloc()  # before any thread: days of games must not grow the heap (gtp_engine.memory)
+    tune_malloc()  # before any thread: days of games must not grow the heap (dlgo.play.memory)
     gtp_out = _reserve_stdout()
+    from dlgo.play.clock import process_started
     from gtp_engine.channel import Channel, OutputClosed
     from gtp_engine.engine import Engine
-    from gtp_engine.time_control import process_started
 
     channel = Channel(sys.stdin.buffer, gtp_out, backlog_since=process_started())
     engine = Engine(config, channel)
@@ -220,7 +220,7 @@ def exit_status(status: int) -> int:
     with it (every answer is out by now): tearing the interpreter down under numba's compiler in
     that thread can abort inside LLVM (seen once at a ``quit`` soon after a start on a cold
     cache), and nothing of an unfinished build is worth waiting for."""
-    from gtp_engine.agent_pool import AGENT_BUILD_THREAD
+    from dlgo.play.agents import AGENT_BUILD_THREAD
 
     if any(t.name == AGENT_BUILD_THREAD and t.is_alive() for t in threading.enumerate()):
         logging.shutdown()

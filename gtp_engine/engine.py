@@ -14,24 +14,26 @@ import logging
 import time
 from typing import Any
 
-from gtp_engine.agent_pool import AgentPool
+from dlgo.play.agents import AgentPool
+from dlgo.play.clock import Clock
+from dlgo.play.config import Config
+from dlgo.play.decision import MoveChoice
+from dlgo.play.errors import PlayError
+from dlgo.play.game import Game
+from dlgo.play.session import PlaySession
 from gtp_engine.channel import Channel, Line, OutputClosed
 from gtp_engine.commands import COMMANDS, Handler
-from gtp_engine.config import Config
-from gtp_engine.decision import MoveChoice
-from gtp_engine.game import Game
-from gtp_engine.memory import trim_heap
 from gtp_engine.protocol import (
     UNKNOWN_COMMAND,
     Command,
     GtpError,
     format_response,
     parse_command,
+    play_error_text,
     preprocess,
     stream_head,
 )
 from gtp_engine.search_runner import SearchRunner
-from gtp_engine.time_control import Clock
 
 __all__ = ["Engine"]
 
@@ -39,20 +41,16 @@ log = logging.getLogger(__name__)
 
 
 class Engine:
-    """The engine's state (game, clocks, agents, the last move's choice) and its dispatcher."""
+    """The GTP front end over one play session (``dlgo.play.session``): the dispatcher, the
+    channel, and the command's timing; the game, clocks and agents are the session's."""
 
     def __init__(self, config: Config, channel: Channel | None = None) -> None:
         self.config = config
         self.channel = channel
         self.commands: dict[str, Handler] = COMMANDS
-        size = config.get("engine.board_size")
-        self.game = Game(size, size, config.get("engine.komi"), config.get("engine.handicap_compensation"))
-        self.clock = Clock()
-        self.agents = AgentPool(config)
+        self.session = PlaySession(config)
         self.runner = SearchRunner(self)
         self.rules = "chinese"
-        self.last_choice: MoveChoice | None = None
-        self.last_winrate: float | None = None
         self.quit_requested = False
         self.arrived = time.monotonic()  # when the current command's line arrived
         self.began = self.arrived  # when the engine began it: later if it waited behind a search
@@ -60,14 +58,35 @@ class Engine:
         if config.get("engine.preload"):
             self.agents.preload(self.agents.startup_sizes())
 
+    # --- the session's parts, as the commands use them ----------------------------------------
+    @property
+    def game(self) -> Game:
+        return self.session.game
+
+    @game.setter
+    def game(self, game: Game) -> None:
+        self.session.game = game
+
+    @property
+    def clock(self) -> Clock:
+        return self.session.clock
+
+    @property
+    def agents(self) -> AgentPool:
+        return self.session.agents
+
+    @property
+    def last_choice(self) -> MoveChoice | None:
+        return self.session.last_choice
+
     # --- main loop -------------------------------------------------------------------------
     def run(self) -> int:
         """Answer commands until ``quit`` or end of input; returns the exit status (0)."""
         assert self.channel is not None
         while not self.quit_requested:
-            self.runner.start_pondering()
+            self.session.start_pondering()
             line = self.channel.next_line()
-            self.runner.stop_pondering()
+            self.session.stop_pondering()
             if line.text is None:
                 log.info("end of input")
                 break
@@ -81,7 +100,7 @@ class Engine:
         self.arrived = line.arrived
         # A line that waited behind a move generation (commands sent ahead: a pipe, a GUI) starts
         # when the engine gets to it; waiting behind start-up or quick commands counts.
-        self.began = max(line.arrived, self.runner.finished)
+        self.began = max(line.arrived, self.session.finished)
         self.execute(parse_command(text))
 
     def execute(self, cmd: Command) -> None:
@@ -95,13 +114,13 @@ class Engine:
         self.streaming = False
         try:
             text = handler(self, cmd)
-        except GtpError as e:
+        except (GtpError, PlayError) as e:
             self.game = saved
             if self.streaming:
                 log.warning("%s failed after its response began: %s", cmd.name, e)
                 self.write("\n")
             else:
-                self.write(format_response(False, cmd.id, str(e)))
+                self.write(format_response(False, cmd.id, play_error_text(e) if isinstance(e, PlayError) else str(e)))
             return
         except OutputClosed:
             raise
@@ -126,17 +145,10 @@ class Engine:
         self.streaming = True
         self.write(stream_head(cmd.id))
 
-    def size_key(self) -> int | None:
-        """The board size for ``[size.N]`` config tables; None on a rectangular board."""
-        return self.game.rows if self.game.rows == self.game.cols else None
-
     def section(self, name: str) -> dict[str, Any]:
         """Config table ``name`` as it applies to the current board size."""
-        return self.config.section(name, self.size_key())
+        return self.session.section(name)
 
     def new_game(self) -> None:
-        """A new game is on the board (boardsize, clear_board, loadsgf): fresh clocks, no last move,
-        and the last game's freed memory given back (``gtp_engine.memory``)."""
-        trim_heap()
-        self.clock.reset()
-        self.last_choice, self.last_winrate = None, None
+        """A new game is on the board (boardsize, clear_board, loadsgf)."""
+        self.session.new_game()

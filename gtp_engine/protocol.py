@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from dlgo.goboard import Move
 from dlgo.gotypes import Player, Point
+from dlgo.play.errors import BadSetup, BoardNotEmpty, CannotScore, CannotUndo, IllegalMove, PlayError, UnsupportedSize
 from dlgo.utils import COLS, coords_from_point, move_to_text
 
 __all__ = [
@@ -64,6 +65,22 @@ _MAX_NUMBER_CHARS = 40  # longer numeric arguments are syntax errors, never slow
 
 class GtpError(Exception):
     """A command failed; ``str(error)`` is the text after ``?``."""
+
+
+# The GTP words for the play layer's refusals (GTP 2, section 6.4); others say what they say.
+_PLAY_ERROR_TEXT: dict[type[PlayError], str] = {
+    IllegalMove: ILLEGAL_MOVE,
+    CannotUndo: CANNOT_UNDO,
+    BoardNotEmpty: BOARD_NOT_EMPTY,
+    BadSetup: BAD_VERTEX_LIST,
+    UnsupportedSize: UNACCEPTABLE_SIZE,
+    CannotScore: CANNOT_SCORE,
+}
+
+
+def play_error_text(error: PlayError) -> str:
+    """What follows ``?`` when the play layer refuses a command."""
+    return _PLAY_ERROR_TEXT.get(type(error)) or str(error)
 
 
 @dataclass(frozen=True)

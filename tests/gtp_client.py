@@ -173,8 +173,8 @@ class InProcessEngine:
     """An Engine in this process; ``ask(line)`` runs one input line and parses the response."""
 
     def __init__(self, *sets: str, config: str | None = "configs/engine/mcts.toml") -> None:
+        from dlgo.play.config import load_config
         from gtp_engine.channel import Channel
-        from gtp_engine.config import load_config
         from gtp_engine.engine import Engine
 
         cfg = load_config(str(ROOT / config) if config else None, sets)

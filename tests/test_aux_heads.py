@@ -261,13 +261,11 @@ _WALLS = [("b", f"E{r}") for r in range(1, 10)] + [("w", f"F{r}") for r in range
     [(0, "auto", ""), (0, "network", ""), (0, "playouts", "B5 H5"), (1, "auto", "B5 H5")],
 )
 def test_dead_stones_switch(models, model, method, dead):
-    from gtp_engine.commands.counting import ownership_agent
-
     eng = _engine(models[model], f"scoring.dead_stones={method}", "scoring.network_visits=30")
     try:
         for colour, vertex in _WALLS:
             eng.ok(f"play {colour} {vertex}")
-        assert (ownership_agent(eng.engine) is not None) == (model == 0 and method != "playouts")
+        assert eng.engine.session.counts_with_network() == (model == 0 and method != "playouts")
         assert " ".join(sorted(eng.ok("final_status_list dead").split())) == dead
         # Area, komi 7.5: with both dead Black has A-E (45), White F-J (36); with both alive the
         # empty points touch both colours and count for nobody: 10 stones each.

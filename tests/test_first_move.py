@@ -211,7 +211,7 @@ def test_quick_moves_are_sensible() -> None:
     """Captures first, no self-atari, and an open point in the opening."""
     from dlgo.goboard import Board
     from dlgo.gotypes import Player
-    from gtp_engine.quickmove import quick_move
+    from dlgo.play.quickmove import quick_move
 
     board = Board(9, 9)
     for p in [(5, 5)]:

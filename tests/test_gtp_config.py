@@ -11,7 +11,7 @@ import pytest
 from gtp_client import PYTHON, ROOT, EngineProcess, InProcessEngine
 
 from dlgo import agent_registry as registry
-from gtp_engine.config import (
+from dlgo.play.config import (
     ConfigError,
     check_model_files,
     describe_schema,
@@ -52,7 +52,7 @@ def test_the_shipped_zero_configs_play_int8_and_the_set_up_knows_their_networks(
     scripts/setup_env.sh, quantizes) names the networks the engine plays on it: per size over
     the top level, each size's own agent considered; the benchmark reads the same runtime."""
     from dlgo.bench.search import default_runtime
-    from gtp_engine.config import int8_model_files
+    from dlgo.play.config import int8_model_files
 
     config = load_config(str(ROOT / "configs" / "engine" / "default.toml"))
     assert {config.get("zero.runtime", size) for size in (9, 13, 19)} == {"int8"}

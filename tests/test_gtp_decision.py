@@ -11,9 +11,9 @@ from dlgo.deadstones import count
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.mcts import MCTSAgent
+from dlgo.play.config import load_config
+from dlgo.play.decision import DecisionSettings, MoveChoice, choose_move, resign_value
 from dlgo.search import SearchBudget
-from gtp_engine.config import load_config
-from gtp_engine.decision import DecisionSettings, MoveChoice, choose_move, resign_value
 
 
 def _lost_position_after_pass() -> GameState:

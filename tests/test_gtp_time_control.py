@@ -10,8 +10,7 @@ import pytest
 from gtp_client import EngineProcess, InProcessEngine, SimClock, play_against_gnugo
 
 from dlgo.gotypes import Player
-from gtp_engine.protocol import GtpError
-from gtp_engine.time_control import (
+from dlgo.play.clock import (
     BudgetSettings,
     Clock,
     PlayerClock,
@@ -19,10 +18,10 @@ from gtp_engine.time_control import (
     game_phase_weight,
     move_budget,
     move_limit,
-    parse_gtp_time_settings,
-    parse_time_settings,
     time_banks,
 )
+from gtp_engine.protocol import GtpError
+from gtp_engine.time_settings import parse_gtp_time_settings, parse_time_settings
 
 S = BudgetSettings(lag_buffer=1.0, min_moves_left=10, moves_left_factor=0.4, minimum=0.02, max_seconds=0.0)
 
@@ -113,7 +112,7 @@ def test_short_periods_are_used_not_thrown_away() -> None:
     """A fixed 1 s margin used to come off every period: time_settings 0 1 1 gave 0.02 s of
     search, 0 2 1 under 1 s. With the default (measured) lag buffer a period is mostly searched,
     the first move of a game included (in overtime the period comes back: no saving for later)."""
-    from gtp_engine.config import load_config
+    from dlgo.play.config import load_config
 
     defaults = BudgetSettings()
     assert defaults.lag_buffer == load_config(None).get("time.lag_buffer") < 0.5

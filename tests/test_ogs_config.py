@@ -214,7 +214,7 @@ def test_run_ogs_lists_every_problem_at_once(tmp_path):
 
 def _agents_on_ogs(config: dict) -> set[str]:
     """The engine agents that play the board sizes the gtp2ogs config accepts."""
-    from gtp_engine.config import load_config
+    from dlgo.play.config import load_config
 
     command = config["bot"]["command"]
     sets = [command[i + 1] for i, arg in enumerate(command) if arg == "--set"]
@@ -246,7 +246,7 @@ def test_ogs_docs_name_only_keys_of_agents_that_play_there(config):
     import re
 
     from dlgo import agent_registry as registry
-    from gtp_engine.config import SCHEMA, describe_schema
+    from dlgo.play.config import SCHEMA, describe_schema
 
     known = {dotted for dotted, _ in describe_schema()}
     sections = set(SCHEMA) | set(registry.REGISTRY)

@@ -152,7 +152,7 @@ def _control(ctl: Path, argv: list[str], env: dict[str, str]) -> tuple[list[str]
 def test_visits_reach_the_agent_the_config_plays(tmp_path, name, size, config, agent):
     """DLGO_VISITS is the search of whatever agent plays the board (zero under configs/engine/default.toml,
     whose per-size tables set their own rounds and 19x19 time), with no time default."""
-    from gtp_engine.config import load_config
+    from dlgo.play.config import load_config
 
     ctl = tmp_path / name
     ctl.write_bytes((CONTROL_FILE.parent / name).read_bytes())

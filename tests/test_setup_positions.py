@@ -13,8 +13,8 @@ import pytest
 from dlgo.encoders import get_encoder_by_name
 from dlgo.encoders.zero import PLANES
 from dlgo.gotypes import Player
+from dlgo.play.game import position_for
 from dlgo.sgf import read_game
-from gtp_engine.game import position_for
 
 # White's group under Black's wall on the top edge: the eye space A9, C9, D9 decides it.
 PROBLEM = "(;GM[1]FF[4]SZ[9]KM[7]{pl}AW[ba][bb][cb][db][eb][ea]AB[ab][ac][bc][cc][dc][ec][fc][fb][fa])"

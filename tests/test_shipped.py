@@ -52,7 +52,7 @@ def test_committed_exports_match_their_keras_files(onnx: Path) -> None:
 def test_every_shipped_config_names_only_shipped_networks() -> None:
     """Each config in the package plays with what the package carries: its networks resolve,
     inside the package folder, to an export there."""
-    from gtp_engine.config import load_config, model_files
+    from dlgo.play.config import load_config, model_files
 
     for config_path in shipped.SHIPPED_DIR.joinpath("configs", "engine").glob("*.toml"):
         config = load_config(str(config_path))  # unresolved: the package's own layout

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from dlgo.inference.files import ModelFileError, check_model_file, load_model
-from gtp_engine.config import load_config, model_files
+from dlgo.play.config import load_config, model_files
 
 ROOT = Path(__file__).resolve().parent.parent
 WEIGHTS = ROOT / "weights" / "zero-9x9.keras"
@@ -198,7 +198,7 @@ def test_the_engine_exits_at_once_while_an_agent_is_still_being_built(building):
     program = (
         "import threading, time, sys\n"
         "from gtp_engine.__main__ import exit_status\n"
-        "from gtp_engine.agent_pool import AGENT_BUILD_THREAD\n"
+        "from dlgo.play.agents import AGENT_BUILD_THREAD\n"
         f"if {building}:\n"
         "    threading.Thread(target=time.sleep, args=(60,), name=AGENT_BUILD_THREAD, daemon=True).start()\n"
         "status = exit_status(3)\n"

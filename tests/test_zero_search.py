@@ -416,7 +416,7 @@ def test_missing_weights_are_named_at_the_first_genmove(tmp_path):
 def test_shipped_network_configs_load(name, agent):
     from gtp_client import ROOT
 
-    from gtp_engine.config import load_config
+    from dlgo.play.config import load_config
 
     config = load_config(str(ROOT / "configs" / "engine" / f"{name}.toml"))
     assert config.agent_name() == agent

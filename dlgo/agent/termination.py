@@ -7,7 +7,7 @@ dead stones removed (Monte Carlo estimate) is a win, and the margin for resignin
 same way.
 
 Everything that decides the end of a game around a search lives here too, so the GTP engine
-(``gtp_engine.decision``), ``MCTSAgent`` and Zero self-play follow one set of rules:
+(``dlgo.play.decision``), ``MCTSAgent`` and Zero self-play follow one set of rules:
 
 - :func:`is_handicap_game`: White moves first on a board of at least two Black stones.
 - :class:`ResignPolicy`: resign only when clearly lost (a value under the threshold from a

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dlgo.gotypes import Player
+from dlgo.play.game import position_for
 from dlgo.search import SearchBudget, SearchResult
 from gtp_engine.analysis_formats import gogui_dboard, gogui_pspairs, gogui_var, info_line, parse_analysis_args
 from gtp_engine.channel import OutputClosed
-from gtp_engine.game import position_for
 from gtp_engine.protocol import Command, format_move
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def kata_genmove_analyze(engine: Engine, cmd: Command) -> None:
 def _analyze(engine: Engine, cmd: Command, kata: bool) -> None:
     """Search the position and stream info lines until the next input line."""
     request = parse_analysis_args(cmd.args, engine.game.rows, engine.game.cols)
-    agent = engine.runner.searching_agent()
+    agent = engine.session.searching_agent()
     player = request.player or engine.game.state.next_player
     state = position_for(engine.game.state, player)
     stop = threading.Event()
@@ -128,7 +128,7 @@ def gogui_interrupt(engine: Engine, cmd: Command) -> str:
 
 def _one_shot_search(engine: Engine) -> tuple[SearchResult, Player]:
     """A search of ``analysis.visits`` / ``analysis.seconds`` for GoGui, stopped by an interrupt."""
-    agent = engine.runner.searching_agent()
+    agent = engine.session.searching_agent()
     player = engine.game.state.next_player
     state = position_for(engine.game.state, player)
     analysis = engine.section("analysis")
@@ -144,7 +144,7 @@ def _one_shot_search(engine: Engine) -> tuple[SearchResult, Player]:
 
 def dlgo_ownership(engine: Engine, cmd: Command) -> str:
     """The network's ownership averaged over a one-shot search when it has that head, else playouts'."""
-    if not engine.game.state.is_over() and engine.runner.ownership_agent() is not None:
+    if not engine.game.state.is_over() and engine.session.ownership_agent() is not None:
         result, _ = _one_shot_search(engine)
         if result.ownership is not None:
             return gogui_dboard(result.ownership)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from dlgo import __version__
 from dlgo.goboard import MAX_SIZE, MIN_SIZE
 from dlgo.gotypes import Player
+from dlgo.play.errors import PlayError
 from dlgo.utils import board_to_text
 from gtp_engine.analysis_formats import gtp_version
 from gtp_engine.commands.base import expect_args
@@ -70,7 +71,7 @@ def boardsize(engine: Engine, cmd: Command) -> str:
     engine.new_game()
     try:
         engine.agents.request(rows, cols)  # its agent is built next, before the first genmove
-    except GtpError:
+    except PlayError:
         pass  # said at genmove
     return ""
 
@@ -116,7 +117,7 @@ def kgs_genmove_cleanup(engine: Engine, cmd: Command) -> str:
 def undo(engine: Engine, cmd: Command) -> str:
     expect_args(cmd, 0)
     engine.game.undo()
-    engine.last_choice = None
+    engine.session.last_choice = None
     return ""
 
 

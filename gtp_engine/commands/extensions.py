@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from dlgo import __version__
 from dlgo import agent_registry as registry
+from dlgo.play.config import describe_networks
 from gtp_engine.analysis_formats import explain
 from gtp_engine.commands.base import expect_args
-from gtp_engine.config import describe_networks
 from gtp_engine.protocol import Command, GtpError
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def gomill_cpu_time(engine: Engine, cmd: Command) -> str:
 
 
 def gomill_describe_engine(engine: Engine, cmd: Command) -> str:
-    size = engine.size_key()
+    size = engine.session.size_key()
     agent_name = engine.config.agent_name(size)
     params = engine.config.section(agent_name, size)
     lines = [

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dlgo import __version__
+from dlgo.play.game import Game
 from gtp_engine.commands.counting import count_game
-from gtp_engine.game import Game
 from gtp_engine.protocol import CANNOT_LOAD, SYNTAX_ERROR, Command, GtpError, color_name, parse_int
 
 if TYPE_CHECKING:

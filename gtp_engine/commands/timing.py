@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from dlgo.play.clock import TimeControl
 from gtp_engine.commands.base import expect_args
 from gtp_engine.protocol import Command, parse_color, parse_float, parse_int
-from gtp_engine.time_control import KATA_TIME_SYSTEMS, TimeControl, parse_gtp_time_settings, parse_time_settings
+from gtp_engine.time_settings import KATA_TIME_SYSTEMS, parse_gtp_time_settings, parse_time_settings
 
 if TYPE_CHECKING:
     from gtp_engine.engine import Engine

@@ -8,19 +8,21 @@ builds nobody waits for while a move is searched.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 from dlgo import agent_registry as registry
 from dlgo.agent.base import Agent
 from dlgo.deadstones import count
 from dlgo.goboard import MAX_SIZE, MIN_SIZE, GameState
+from dlgo.play.config import Config
+from dlgo.play.errors import AgentBuildError, UnsupportedSize
 from dlgo.search import SearchAgent, SearchBudget
-from gtp_engine.config import Config
-from gtp_engine.protocol import UNACCEPTABLE_SIZE, GtpError
 
 __all__ = ["AGENT_BUILD_THREAD", "AgentBuild", "AgentPool", "Overhead"]
 
@@ -62,16 +64,21 @@ class AgentBuild:
         self.error: str | None = None
         self.overhead: float | None = None  # seconds of a short search, measured at warm-up
         self.urgent = False  # a move or boardsize needs it: built even while a move is searched
+        # Agents keep a search tree: one search at a time each. The thread using each lent
+        # agent (by id), and idle spares built when several games search at once (the web page).
+        self.lent_to: dict[int, int] = {}
+        self.spares: list[Agent] = []
 
     def result(self) -> Agent:
-        """The agent (the build must be done); ``GtpError`` if it failed."""
+        """The agent (the build must be done); ``AgentBuildError`` if it failed."""
         if self.error is not None:
-            raise GtpError(self.error)
+            raise AgentBuildError(self.error)
         assert self.agent is not None
         return self.agent
 
 
 WARM_UP_VISITS = 16  # one network batch: every compiled kernel and the ONNX session run once
+SPARES_KEPT = 2  # idle extra agents per board: a few games searching at once without rebuilding
 
 
 def _warm_up(agent: Agent, rows: int, cols: int) -> float | None:
@@ -127,7 +134,7 @@ class AgentPool:
             return self.config.agent_for_size(rows)
         name = self.config.agent_name()
         params = self.config.section(name)
-        return (name, params) if registry.get(name).supports_size(params, rows) else None
+        return (name, params) if self.config.agent_plays(name, params, rows) else None
 
     def startup_sizes(self) -> list[int]:
         """Board sizes whose agents are built at start-up: the start-up size, every ``[size.N]``
@@ -162,11 +169,11 @@ class AgentPool:
         ahead of the others) unless it is done or under way. Returns at once."""
         spec = self.resolve(rows, cols)
         if spec is None:
-            raise GtpError(UNACCEPTABLE_SIZE)
+            raise UnsupportedSize(f"no agent of the config plays {cols}x{rows}")
         name, params = spec
         agent_type = registry.get(name)
         if agent_type.build is None:
-            raise GtpError(agent_type.unavailable or f"agent '{name}' is not available")
+            raise AgentBuildError(agent_type.unavailable or f"agent '{name}' is not available")
         key = (name, tuple(sorted(params.items())))
         with self._lock:
             build = self._builds.get(key)
@@ -200,7 +207,7 @@ class AgentPool:
         for size in sizes:
             try:
                 self.request(size, size, first=False)
-            except GtpError as e:
+            except (UnsupportedSize, AgentBuildError) as e:
                 log.info("no agent to build for %dx%d: %s", size, size, e)
         timer = threading.Timer(delay, self.start)
         timer.daemon = True
@@ -219,15 +226,60 @@ class AgentPool:
                 continue
             self._build(build)
 
-    def _build(self, build: AgentBuild) -> None:
+    @contextlib.contextmanager
+    def lend(self, build: AgentBuild) -> Iterator[Agent]:
+        """The built agent of ``build`` for the calling thread alone while the ``with`` lasts:
+        the agent itself when no other thread has it (a thread that has it gets it again: the
+        pass decision counts with the agent that searches), else an idle spare, else a new one
+        built now (several games searching at once). Spares are kept for the next move, at most
+        ``SPARES_KEPT``."""
+        agent = build.result()
+        me = threading.get_ident()
+        with self._lock:
+            holder = build.lent_to.get(id(agent))
+            if holder is None or holder == me:
+                build.lent_to[id(agent)] = me
+                spare = None
+            else:
+                spare = build.spares.pop() if build.spares else None
+        if holder is None or holder == me:
+            try:
+                yield agent
+            finally:
+                if holder is None:
+                    with self._lock:
+                        build.lent_to.pop(id(agent), None)
+            return
+        if spare is None:
+            log.info(
+                "building a spare %s for %dx%d: its agent is searching for another game",
+                build.name,
+                build.rows,
+                build.cols,
+            )
+            spare = self._make(build)
+        try:
+            yield spare
+        finally:
+            with self._lock:
+                if len(build.spares) < SPARES_KEPT:
+                    build.spares.append(spare)
+
+    def _make(self, build: AgentBuild) -> Agent:
+        """A new agent of ``build`` (warmed up when the pool warms its agents)."""
         agent_type = registry.get(build.name)
+        assert agent_type.build is not None
+        params = registry.resolve_paths(agent_type, build.params, self.config.resolve_path)
+        agent = agent_type.build(params, build.rows)
+        if self.warm_up:
+            seconds = _warm_up(agent, build.rows, build.cols)
+            build.overhead = seconds if build.overhead is None else build.overhead
+        return agent
+
+    def _build(self, build: AgentBuild) -> None:
         started = time.monotonic()
         try:
-            assert agent_type.build is not None
-            params = registry.resolve_paths(agent_type, build.params, self.config.resolve_path)
-            agent = agent_type.build(params, build.rows)
-            if self.warm_up:
-                build.overhead = _warm_up(agent, build.rows, build.cols)
+            agent = self._make(build)
         except Exception as e:
             if isinstance(e, registry.AgentUnavailable | ValueError):  # a clear message: no traceback
                 log.warning("building agent %s failed: %s", build.name, e)

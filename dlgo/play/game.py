@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import handicap_compensation as handicap_compensation_points
-from gtp_engine.protocol import BAD_VERTEX_LIST, BOARD_NOT_EMPTY, CANNOT_UNDO, ILLEGAL_MOVE, GtpError
+from dlgo.play.errors import BadSetup, BoardNotEmpty, CannotUndo, IllegalMove
 
 __all__ = ["Game", "position_for"]
 
@@ -128,9 +128,9 @@ class Game:
         return not move.is_resign and self.state.illegal_reason(player, move) is None
 
     def play(self, player: Player, move: Move) -> GameState:
-        """Play ``move`` for ``player``; GtpError(illegal move) leaves everything unchanged."""
+        """Play ``move`` for ``player``; IllegalMove leaves everything unchanged."""
         if not self.is_legal(player, move):
-            raise GtpError(ILLEGAL_MOVE)
+            raise IllegalMove(f"illegal move for {player.name}")
         new = position_for(self.state, player).apply_move(move)
         self._states.append(new)
         self._moves.append((player, move))
@@ -138,7 +138,7 @@ class Game:
 
     def undo(self) -> None:
         if not self._moves:
-            raise GtpError(CANNOT_UNDO)
+            raise CannotUndo("no move to undo")
         self._states.pop()
         self._moves.pop()
 
@@ -146,16 +146,16 @@ class Game:
         """Black stones on an empty board, White to move; they are setup, not moves."""
         points = list(points)
         if not self.is_empty():
-            raise GtpError(BOARD_NOT_EMPTY)
+            raise BoardNotEmpty("the board already has stones")
         if len(set(points)) != len(points) or len(points) >= self.rows * self.cols:
-            raise GtpError(BAD_VERTEX_LIST)
+            raise BadSetup("setup points repeated, off the board or without liberties")
         board = Board(self.rows, self.cols)
         for p in points:
             if not board.is_on_grid(p):
-                raise GtpError(BAD_VERTEX_LIST)
+                raise BadSetup("setup points repeated, off the board or without liberties")
             board.place_stone(Player.black, p)
         if any(board.get(p) is None for p in points):
-            raise GtpError(BAD_VERTEX_LIST)  # a stone without liberties was taken off
+            raise BadSetup("a setup stone without liberties")
         self.initial = GameState.from_position(board, Player.white, self.komi)
         self.handicap = len(points) if count_as_handicap else 0
         self._renew_scoring_komi()
@@ -167,7 +167,7 @@ class Game:
         handicap: int = 0,
         states: Sequence[GameState] | None = None,
     ) -> None:
-        """Replace the game by ``initial`` plus ``moves`` (GtpError(illegal move) if one is not legal).
+        """Replace the game by ``initial`` plus ``moves`` (IllegalMove if one is not legal).
 
         ``states`` (the state after each move) takes the moves as history, unchecked: a record
         replayed under its own rules (``dlgo.sgf``: simple ko, say) may break this engine's superko.

@@ -312,9 +312,14 @@ class Config:
         """
         for name in dict.fromkeys((self.agent_name(size), self.agent_name())):
             params = self.section(name, size)
-            if registry.get(name).supports_size(params, size):
+            if self.agent_plays(name, params, size):
                 return name, params
         return None
+
+    def agent_plays(self, name: str, params: Mapping[str, Any], size: int) -> bool:
+        """Whether agent ``name`` with ``params`` plays ``size`` (its networks' sizes too)."""
+        agent_type = registry.get(name)
+        return agent_type.supports_size(registry.resolve_paths(agent_type, params, self.resolve_path), size)
 
     def agent_names_in_use(self) -> list[str]:
         used = [self._data["agent"]]

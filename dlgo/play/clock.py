@@ -1,11 +1,11 @@
-"""Time controls, their GTP / KGS / KataGo settings commands, and the per-move thinking budget.
+"""Time controls, the players' clocks, and the per-move thinking budget.
 
 Systems: none, absolute, Canadian (also "simple": ``time_settings 0 PER_MOVE 1``), byo-yomi
 (KGS convention: in ``time_left`` the stones argument is the number of periods left), Fischer
 and Fischer-capped. :class:`Clock` keeps both players' clocks as the controller reports them
 (``time_left``) and, when it does not, as the engine counts them itself.
-:func:`parse_time_settings` reads the arguments of ``time_settings``, ``kgs-time_settings`` and
-``kata-time_settings`` into a :class:`TimeControl`.
+The GTP front end reads ``time_settings``, ``kgs-time_settings`` and ``kata-time_settings``
+into a :class:`TimeControl` (``gtp_engine.time_settings``).
 
 :func:`move_budget` turns a clock into seconds for one move in the style of KataGo and Leela
 Zero: the time that may be spent (clock minus a lag buffer) is shared by the moves we still
@@ -25,12 +25,11 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from dlgo.gotypes import Player
-from gtp_engine.protocol import SYNTAX_ERROR, GtpError, parse_float, parse_int
 
 __all__ = [
     "TimeControl",
@@ -42,14 +41,9 @@ __all__ = [
     "move_limit",
     "game_phase_weight",
     "process_started",
-    "parse_gtp_time_settings",
-    "parse_time_settings",
-    "KATA_TIME_SYSTEMS",
 ]
 
 SYSTEMS = ("none", "absolute", "canadian", "byoyomi", "fischer")
-# What ``kata-list_time_settings`` answers: the systems ``kata-time_settings`` reads.
-KATA_TIME_SYSTEMS = ("none", "absolute", "byoyomi", "canadian", "fischer", "fischer-capped")
 
 
 def process_started() -> float:
@@ -336,46 +330,3 @@ def move_budget(
     if settings.max_seconds > 0:
         budget = min(budget, settings.max_seconds)
     return max(settings.minimum, budget)
-
-
-# --- the settings commands ----------------------------------------------------------------------
-def parse_gtp_time_settings(args: Sequence[str]) -> TimeControl:
-    """``time_settings MAIN BYO STONES`` (GTP 2); GtpError(syntax error) on bad arguments."""
-    if len(args) != 3:
-        raise GtpError(SYNTAX_ERROR)
-    main, byo, stones = args
-    return TimeControl.from_gtp(parse_float(main, 0.0), parse_float(byo, 0.0), parse_int(stones, 0))
-
-
-def parse_time_settings(args: Sequence[str], kata: bool) -> TimeControl:
-    """``kgs-time_settings`` (``kata`` False) or ``kata-time_settings`` (True) arguments: a system
-    name and its numbers; KataGo's also has ``fischer`` and ``fischer-capped`` (negative caps:
-    none). GtpError(syntax error) on bad arguments."""
-    if not args:
-        raise GtpError(SYNTAX_ERROR)
-    kind, rest = args[0].lower(), args[1:]
-    numbers = {"none": 0, "absolute": 1, "canadian": 3, "byoyomi": 3, "byo-yomi": 3}
-    if kata:
-        numbers.update({"fischer": 2, "fischer-capped": 4})
-    if kind not in numbers or len(rest) != numbers[kind]:
-        raise GtpError(SYNTAX_ERROR)
-    if kind == "none":
-        return TimeControl("none")
-    if kind == "fischer-capped":
-        main, inc, cap, move_cap = (parse_float(x) for x in rest)
-        if main < 0 or inc < 0:
-            raise GtpError(SYNTAX_ERROR)
-        return TimeControl("fischer", main, inc, 0, cap if cap >= 0 else None, move_cap if move_cap >= 0 else None)
-    values = [parse_float(x, 0.0) for x in rest]
-    if kind == "absolute":
-        return TimeControl("absolute", values[0]) if values[0] > 0 else TimeControl("none")
-    if kind == "fischer":
-        return TimeControl("fischer", values[0], values[1])
-    main, period = values[0], values[1]
-    count = parse_int(rest[2], 0)
-    if kind == "canadian":
-        return TimeControl.from_gtp(main, period, count)
-    # KGS byo-yomi with no periods (or empty ones) is main time alone.
-    if count == 0 or period == 0:
-        return TimeControl("absolute", main) if main > 0 else TimeControl("none")
-    return TimeControl("byoyomi", main, period, count)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from dlgo.goboard import GameState
 from dlgo.gotypes import Player
-from gtp_engine.decision import MoveChoice, resign_value
+from dlgo.play.decision import MoveChoice, resign_value
 
 __all__ = ["ResignHistory"]
 
