@@ -4,7 +4,8 @@ A local server on 127.0.0.1 serves a page with a Go board (Sabaki's Shudan compo
 ``static/``: no network needed) and the book's ``POST /select-move/<bot>`` endpoint. Each engine
 config (``configs/engine/*.toml``) is one bot, played exactly as the GTP engine plays it.
 
-This package sits beside ``gtp_engine`` and uses its config, game and move decision; ``dlgo``
+A front end beside ``gtp_engine``: both stand on the library's play layer (``dlgo.play``: the
+config, the agents, the game, the move and the count), neither imports the other, and ``dlgo``
 imports neither.
 """
 

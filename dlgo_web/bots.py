@@ -24,8 +24,10 @@ from dlgo import agent_registry as registry
 from dlgo.agent.base import Agent
 from dlgo.deadstones import Count, count
 from dlgo.goboard import GameState
+from dlgo.play.agents import AgentPool
 from dlgo.play.config import Config, ConfigError, check_model_files, default_config_path, load_config
 from dlgo.play.decision import DecisionSettings
+from dlgo.play.session import PlaySession
 from dlgo.search import SearchAgent, SearchBudget
 
 __all__ = ["Bot", "BotPool", "load_bots", "shipped_config_paths", "PAGE_SIZES"]
@@ -43,9 +45,17 @@ class Bot:
 
     name: str
     config: Config
+    agents: AgentPool = field(init=False, repr=False)  # one per bot: every game of the bot shares it
     _idle: dict[int, list[Agent]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _rng: random.Random | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.agents = AgentPool(self.config)
+
+    def session(self) -> PlaySession:
+        """A new game of this bot, on the bot's agents (``dlgo.play``: what the GTP engine plays)."""
+        return PlaySession(self.config, self.agents)
 
     def agent_name(self, size: int) -> str | None:
         """The agent that plays ``size`` (None: no agent of this config plays it)."""

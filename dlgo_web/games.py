@@ -1,10 +1,11 @@
 """One game on the page: its own position on the server, the bot's search in a worker thread.
 
-The position, handicap, komi (with White's handicap compensation) and undo come from the GTP
-engine's ``Game``; the bot's move from the engine's ``choose_move`` (search, then the end-of-game
-rules of book 8.5: pass only into a won count, resign only after a run of lost moves). The page
-never waits on a search: a move request starts it and returns, the page polls the game, and
-``stop`` ends the search early (the bot then plays the best move found so far).
+Each game is a play session of the library (``dlgo.play.PlaySession``), the one the GTP engine
+plays too: the position, handicap, komi (with White's handicap compensation) and undo, the bot's
+move budget from its config, its move (search, then the end-of-game rules of book 8.5: pass
+only into a won count, resign only after a run of lost moves) and the final count
+(``scoring``). The page never waits on a search: a move request starts it and returns, the page
+polls the game, and ``stop`` ends the search early (the bot then plays the best move found so far).
 
 Every change is checked first and raises :class:`PlayError` with the HTTP status and a message
 for the player, leaving the game as it was.
@@ -19,13 +20,14 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from dlgo.agent.base import Agent
 from dlgo.deadstones import Count
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import fixed_handicap_points, max_fixed_handicap
-from dlgo.play.decision import MoveChoice, choose_move
+from dlgo.play.decision import MoveChoice
 from dlgo.play.game import Game
-from dlgo.play.resign_history import ResignHistory
+from dlgo.play.session import MovePlan
 from dlgo.sgf import SgfGame, write_game
 from dlgo.sgf.record import move_text
 from dlgo_web.analysis import count_json, ownership_json, search_json
@@ -53,9 +55,9 @@ class GameSession:
     def __init__(self, bot: Bot, game: Game, human: Player) -> None:
         self.id = secrets.token_urlsafe(12)
         self.bot = bot
-        self.game = game
+        self.play_session = bot.session()
+        self.play_session.game = game
         self.human = human
-        self.history = ResignHistory()
         self.lock = threading.RLock()
         self.result: dict[str, Any] | None = None  # set when the game is over
         self.message = ""
@@ -67,6 +69,10 @@ class GameSession:
         self._worker: threading.Thread | None = None
         self._live: dict[str, Any] | None = None  # the running search's latest progress
         self.touched = time.monotonic()
+
+    @property
+    def game(self) -> Game:
+        return self.play_session.game
 
     # --- creating -------------------------------------------------------------------------------
     @classmethod
@@ -212,29 +218,13 @@ class GameSession:
         self._stop = self._live = None
 
     def _think(self, generation: int, stop: threading.Event) -> None:
-        size, player = self.game.rows, self.human.other
+        play = self.play_session
         try:
             with self.lock:
-                state, moves, opponent_passed = self.game.state, self.game.num_moves, self.game.opponent_passed(player)
-                settings = self.bot.decision_settings(size)
-                previous = self.history.previous(state, player, settings.resign_consecutive_moves - 1)
-            agent = self.bot.acquire(size)
-            try:
-                choice = choose_move(
-                    agent,
-                    state,
-                    self.bot.budget(size, agent, stop),
-                    settings,
-                    moves + 1,
-                    opponent_passed,
-                    on_progress=lambda result: self._progress(generation, result),
-                    previous_values=previous,
-                    final_count=self.bot.final_count,
-                    rng=self.bot.variety_rng(settings),
-                )
-            finally:
-                self.bot.release(size, agent)
-            after = state.apply_move(choice.move) if not choice.move.is_resign else state
+                plan = play.plan_move(self.human.other, started=time.monotonic())
+                plan.budget.stop = stop
+            choice, agent = play.decide(plan, on_progress=lambda result: self._progress(generation, result))
+            after = plan.state.apply_move(choice.move) if not choice.move.is_resign else plan.state
             ownership = ownership_json(after, self._ownership_playouts())
         except Exception as e:  # the page shows it; the game stays as it was
             log.exception("the bot's search failed")
@@ -246,7 +236,7 @@ class GameSession:
         with self.lock:
             if generation != self._generation:
                 return  # undone or resigned meanwhile
-            self._apply_bot_move(choice, ownership)
+            self._apply_bot_move(plan, choice, agent, ownership)
 
     def _progress(self, generation: int, result) -> None:
         if generation == self._generation:
@@ -255,19 +245,21 @@ class GameSession:
     def _ownership_playouts(self) -> int:
         return int(self.bot.section("analysis", self.game.rows)["ownership_playouts"])
 
-    def _apply_bot_move(self, choice: MoveChoice, ownership: list[list[float]] | None) -> None:
+    def _apply_bot_move(
+        self, plan: MovePlan, choice: MoveChoice, agent: Agent | None, ownership: list[list[float]] | None
+    ) -> None:
         player = self.human.other
         self._stop = self._live = None
         self.last_search = search_json(choice.result)
         if self.last_search is not None:
             self.last_search["move"] = move_text(choice.move)
             self.last_search["reason"] = choice.reason
+        before = self.game.captures(self.human)
+        self.play_session.finish_move(plan, choice, agent)
         if choice.move.is_resign:
             self.result = {"result": f"{'B' if player is Player.white else 'W'}+R", "reason": "the bot resigned"}
             self.message = "The bot resigns."
             return
-        before = self.game.captures(self.human)
-        self.history.record(self.game.play(player, choice.move), choice)
         taken = self.game.captures(self.human) - before
         self.ownership = ownership
         if choice.move.is_pass:
@@ -283,7 +275,8 @@ class GameSession:
         self.message = f"Game over: {counted.result} ({why}; dead stones marked)."
 
     def count(self) -> Count:
-        return self.bot.final_count(self.game.state)
+        """The game counted as the bot's config counts it (``scoring``: network or playouts)."""
+        return self.play_session.count()
 
     # --- what the page shows ------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
