@@ -28,7 +28,6 @@ from dlgo.play.config import (
     int8_model_files,
     load_config,
     model_files,
-    shadowed_overrides,
 )
 
 __all__ = ["main"]
@@ -168,8 +167,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.config = default_config_path()  # the shipped default: what the README's quick start plays
     try:
         config = load_config(args.config, args.set)
-        for note in shadowed_overrides(config, args.set):
-            print(f"dlgo-gtp: note: {note}", file=sys.stderr)
         if args.version:
             return _print_version(config)
         if args.prepare:  # each failure is its own line

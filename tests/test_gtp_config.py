@@ -17,7 +17,6 @@ from dlgo.play.config import (
     describe_schema,
     load_config,
     model_files,
-    shadowed_overrides,
 )
 
 
@@ -327,28 +326,28 @@ def test_readme_documents_every_key_and_command() -> None:
         assert re.search(rf"`{re.escape(name)}[` ]", readme), f"gtp_engine/README.md lacks the command {name}"
 
 
-def test_a_set_that_a_size_table_overrides_again_is_named_on_stderr() -> None:
-    """`--set zero.model=X` with the shipped config changes no board with its own network (the
-    size's value wins); a strength run once measured the shipped network under another's name."""
+def test_a_set_without_a_size_reaches_every_board_size() -> None:
+    """`--set zero.model=X` with the shipped config plays X on every board the zero agent plays
+    (the size tables set their own network; a command line beats the file), and a later
+    `--set size.N...` still sets one size. A strength run once measured the shipped network under
+    another's name when the top-level value reached no board."""
     shipped = str(ROOT / "configs" / "engine" / "default.toml")
-    notes = shadowed_overrides(load_config(shipped, ["zero.model=x.keras"]), ["zero.model=x.keras"])
-    assert len(notes) == 1 and "9x9, 13x13, 19x19" in notes[0] and "size.9.zero.model" in notes[0]
-    sets = ["size.9.zero.model=x.keras", "mcts.rounds=5"]
-    assert shadowed_overrides(load_config(shipped, sets), sets) == []
-    sets = ["time.max_seconds=1", "size.9.time.max_seconds=1"]  # as dlgo-strength sets a clock
-    assert shadowed_overrides(load_config(shipped, sets), sets) == []
+    model = str(ROOT / "weights" / "zero-9x9.keras")
+    config = load_config(shipped, [f"zero.model={model}"])
+    for size in (9, 13, 19):
+        assert config.agent_for_size(size)[1]["model"] == model
+    config = load_config(shipped, [f"zero.model={model}", "size.19.zero.model=weights/zero-19x19.keras"])
+    assert config.agent_for_size(19)[1]["model"] == str(ROOT / "weights" / "zero-19x19.keras")
+    assert config.agent_for_size(13)[1]["model"] == model
+    config = load_config(shipped, ["time.default_seconds=0"])  # as the match tools set a budget
+    assert [config.section("time", n)["default_seconds"] for n in (9, 13, 19)] == [0, 0, 0]
+    config = load_config(shipped, ["size.9.zero.rounds=48", "zero.rounds=100"])  # in order: the last wins
+    assert config.agent_for_size(9)[1]["rounds"] == 100
     run = subprocess.run(
-        [PYTHON, "-m", "gtp_engine", "--config", shipped, "--set", "zero.c_puct=1.5"],
-        input="name\nquit\n", capture_output=True, text=True, timeout=120,
+        [PYTHON, "-m", "gtp_engine", "--config", shipped, "--set", f"zero.model={model}"],
+        input="boardsize 19\ngomill-describe_engine\nquit\n", capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert run.returncode == 0 and run.stdout.startswith("= ")
-    assert "dlgo-gtp: note: --set zero.c_puct does not reach" not in run.stderr  # no size table sets it
-    run = subprocess.run(
-        [PYTHON, "-m", "gtp_engine", "--config", shipped, "--set", "zero.rounds=50"],
-        input="name\nquit\n", capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert "dlgo-gtp: note: --set zero.rounds does not reach 9x9, 13x13, 19x19" in run.stderr
-    assert run.stdout.startswith("= ")  # stdout stays GTP
+    assert run.returncode == 0 and f"model={model}" in run.stdout, run.stdout
 
 
 def test_a_file_named_by_set_is_relative_to_the_current_folder(tmp_path, monkeypatch) -> None:

@@ -354,7 +354,8 @@ def load_config(path: str | None = None, overrides: Sequence[str] = ()) -> Confi
             raise ConfigError(f"{path}: {e}") from e
     for text in overrides:
         try:
-            data = _merge(data, _check_level("", _paths_from_cwd(parse_override(text)), top=True))
+            override = _check_level("", _paths_from_cwd(parse_override(text)), top=True)
+            data = _merge(data, _reaching_every_size(data, override))
         except ValueError as e:
             raise ConfigError(f"--set {text}: {e}") from e
     config = Config(data, path)
@@ -390,27 +391,21 @@ def _paths_from_cwd(nested: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-def shadowed_overrides(config: Config, overrides: Sequence[str]) -> list[str]:
-    """A note for each ``--set section.key=value`` that a ``[size.N.section]`` table sets again
-    for its board size, where the size's own value wins: ``--set zero.model=X`` with the shipped
-    config changes no board that has its own network, which a user does not expect."""
-    sizes = config.as_dict()["size"]
-    keys = [text.split("=", 1)[0].strip() for text in overrides]
-    notes = []
-    for dotted in keys:
-        parts = dotted.split(".")
-        if len(parts) != 2 or parts[0] == "size":
+def _reaching_every_size(data: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """A ``--set section.key=value`` without a size, as the user means it: for every board size.
+    The config's ``[size.N.section]`` tables that set ``key`` get the value too (a command line
+    beats the file; ``--set zero.model=X`` plays X on every board the zero agent plays), and a
+    later ``--set size.N.section.key`` still sets one size."""
+    extra: dict[str, Any] = {}
+    for section, table in override.items():
+        if section == "size" or not isinstance(table, dict):
             continue
-        section, key = parts
-        # a size whose own key is --set as well gets what was asked
-        hidden = [n for n in sorted(sizes) if key in sizes[n].get(section, {}) and f"size.{n}.{dotted}" not in keys]
-        if hidden:
-            boards = ", ".join(f"{size}x{size}" for size in hidden)
-            notes.append(
-                f"--set {dotted} does not reach {boards}: the config's [size.N.{section}] tables set "
-                f"{key} for them (--set size.{hidden[0]}.{dotted}=... sets it for one size)"
-            )
-    return notes
+        for size, size_tables in data["size"].items():
+            own = size_tables.get(section, {})
+            reached = {key: value for key, value in table.items() if key in own}
+            if reached:
+                extra.setdefault(size, {})[section] = reached
+    return {**override, "size": _merge(override.get("size", {}), extra)} if extra else override
 
 
 def _levels(config: Config) -> list[int | None]:
