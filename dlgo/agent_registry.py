@@ -24,7 +24,6 @@ File parameters (``Param.path``) are relative to the config file: ``resolve_path
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -167,33 +166,11 @@ def model_file(params: Mapping[str, Any], key: str, agent: str) -> str:
 
 
 def networks_play_size(params: Mapping[str, Any], size: int, keys: Sequence[str] = ("model",)) -> bool:
-    """Whether the networks named by ``params[key]`` play ``size``: a network with a fixed input
-    (the book's chapters 7-13) plays only the sizes on its model card; a fully convolutional one
-    (its card's input shape has no board size) plays any. A network that cannot be read says
-    yes here: building the agent then names the file and what is wrong with it."""
-    for key in keys:
-        path = params.get(key)
-        if path and not _card_allows(str(path), size):
-            return False
-    return True
+    """Whether the networks named by ``params[key]`` play ``size`` (``card.plays_size``: a
+    network with a fixed input plays only the sizes on its model card)."""
+    from dlgo.inference.card import plays_size
 
-
-def _card_allows(path: str, size: int) -> bool:
-    from dlgo.inference.card import card_path
-
-    try:
-        card = _read_card_cached(path, card_path(path).stat().st_mtime_ns)
-    except (OSError, ValueError):
-        return True
-    return card.size_independent or size in card.board_sizes
-
-
-@functools.lru_cache(maxsize=64)
-def _read_card_cached(model_path: str, mtime_ns: int) -> Any:
-    from dlgo.inference.card import read_card
-
-    del mtime_ns  # part of the cache key only: a rewritten card is read again
-    return read_card(model_path)
+    return all(plays_size(str(params[key]), size) for key in keys if params.get(key))
 
 
 def _seed(params: Mapping[str, Any]) -> int | None:

@@ -139,7 +139,7 @@ class GameSession:
         with self.lock:
             if self.result is not None:
                 raise PlayError("the game is already over")
-            self._cancel_search()
+            self.cancel_search()
             winner = "B" if self.human is Player.white else "W"
             self.result = {"result": f"{winner}+R", "reason": "you resigned"}
 
@@ -148,7 +148,7 @@ class GameSession:
         with self.lock:
             if not any(who is self.human for who, _ in self.game.moves):
                 raise PlayError("nothing to undo: you have not moved yet")
-            self._cancel_search()
+            self.cancel_search()
             while self.game.moves:
                 who, _ = self.game.moves[-1]
                 self.game.undo()
@@ -211,7 +211,7 @@ class GameSession:
         self._worker = threading.Thread(target=self._think, args=(generation, stop), name=f"bot-{self.id}", daemon=True)
         self._worker.start()
 
-    def _cancel_search(self) -> None:
+    def cancel_search(self) -> None:
         if self._stop is not None:
             self._stop.set()
         self._generation += 1
@@ -340,7 +340,7 @@ class GameStore:
             while len(self._games) > self.limit:
                 _, old = self._games.popitem(last=False)
                 with old.lock:
-                    old._cancel_search()
+                    old.cancel_search()
         return session
 
     def get(self, game_id: str) -> GameSession:

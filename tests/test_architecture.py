@@ -1,21 +1,33 @@
-"""The layout's rules, checked on the source: the import arrows between packages, and room sizes.
+"""The layout's rules, checked on the source: the import arrows between modules and between
+packages, who may import a front end, and room sizes.
 
-Packages are ``dlgo.<name>`` (a sub-package or a top-level module of ``dlgo``) and ``gtp_engine``;
-every ``import`` counts, module-level or inside a function, because a lazy import is still an
-arrow a reader has to follow. Imports under ``if TYPE_CHECKING:`` are for type hints only and
-never run, so they draw no arrow.
+The project's top-level packages are the library, ``dlgo``, and its front ends (every other
+top-level package: ``gtp_engine``, ``dlgo_web``, ...). A package is ``dlgo.<name>`` (a
+sub-package or a top-level module of ``dlgo``) or a front end. Every ``import`` counts,
+module-level or inside a function, because a lazy import is still an arrow a reader has to
+follow; so does a name a package loads on first use (``dlgo.lazy``): ``from dlgo.rl import
+PolicyAgent`` is an arrow to ``dlgo.rl.policy``. Imports under ``if TYPE_CHECKING:`` are for type
+hints only and never run, so they draw no arrow.
 """
 
 from __future__ import annotations
 
 import ast
+import configparser
+import fnmatch
+import importlib
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted([*ROOT.glob("dlgo/**/*.py"), *ROOT.glob("gtp_engine/**/*.py"), *ROOT.glob("dlgo_web/**/*.py")])
+LIBRARY = "dlgo"
+TOP_PACKAGES = sorted(p.parent.name for p in ROOT.glob("*/__init__.py") if p.parent.name != "tests")
+FRONT_ENDS = [name for name in TOP_PACKAGES if name != LIBRARY]
+SOURCES = sorted(p for top in TOP_PACKAGES for p in ROOT.glob(f"{top}/**/*.py"))
+EXPERIMENTS = sorted(ROOT.glob("experiments/*.py"))
 MAX_LINES = 500
 
 
@@ -26,54 +38,94 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+MODULES = {_module_name(p): p for p in SOURCES}
+
+
 def _package(module: str) -> str:
     parts = module.split(".")
-    return parts[0] if parts[0] in ("gtp_engine", "dlgo_web") else ".".join(parts[:2])
+    return parts[0] if parts[0] != LIBRARY else ".".join(parts[:2])
 
 
-def _imports(path: Path) -> set[str]:
-    """Absolute names of the project modules ``path`` imports."""
-    module = _module_name(path)
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    found: set[str] = set()
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    type_only = {
+def _known(name: str) -> str | None:
+    """The project module ``name`` is or lies in (``dlgo.x.f`` -> ``dlgo.x``); None outside."""
+    while name not in MODULES and "." in name:
+        name = name.rpartition(".")[0]
+    return name if name in MODULES else None
+
+
+def _lazy_homes() -> dict[str, dict[str, str]]:
+    """Package -> {name: module} of every package whose names load on first use (``dlgo.lazy``)."""
+    homes = {}
+    for module, path in MODULES.items():
+        if path.name == "__init__.py" and "lazy_names(" in path.read_text(encoding="utf-8"):
+            homes[module] = dict(importlib.import_module(module).__getattr__.homes)
+    return homes
+
+
+LAZY = _lazy_homes()
+
+
+def _type_only(tree: ast.AST) -> set[int]:
+    return {
         id(inner)
         for node in ast.walk(tree)
         if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
         for inner in ast.walk(node)
     }
+
+
+def _imports(path: Path) -> dict[str, int]:
+    """The project modules ``path`` imports, each with the line of its first import."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    type_only = _type_only(tree)
+    found: dict[str, int] = {}
     for node in ast.walk(tree):
         if id(node) in type_only:
             continue
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                name = ".".join([*base, node.module] if node.module else base)
+                source = ".".join([*base, node.module] if node.module else base)
             else:
-                name = node.module or ""
-            found.add(name)
-            found.update(f"{name}.{alias.name}" for alias in node.names)
-    return {n for n in found if n.split(".")[0] in ("dlgo", "gtp_engine", "dlgo_web")}
+                source = node.module or ""
+            # ``from dlgo import goboard`` names a module, ``from dlgo.rl import PolicyAgent`` a
+            # name of a lazy package (its module), ``from dlgo.x import f`` a name in ``dlgo.x``
+            names = [
+                f"{source}.{alias.name}"
+                if f"{source}.{alias.name}" in MODULES
+                else LAZY.get(source, {}).get(alias.name, source)
+                for alias in node.names
+            ]
+        else:
+            continue
+        for name in names:
+            target = _known(name)
+            if target is not None and target != module:
+                found.setdefault(target, node.lineno)
+    if module in LAZY:  # the package imports each of its lazy names' modules when asked
+        for home in LAZY[module].values():
+            found.setdefault(home, 1)
+    return found
+
+
+@cache
+def module_graph() -> dict[str, dict[str, int]]:
+    """Module -> {module it imports: line of the import}."""
+    return {module: _imports(path) for module, path in MODULES.items()}
 
 
 def package_graph() -> dict[str, set[str]]:
     """Package -> the packages it imports (itself left out)."""
-    known = {_module_name(p) for p in SOURCES}
     graph: dict[str, set[str]] = defaultdict(set)
-    for path in SOURCES:
-        source = _package(_module_name(path))
-        for name in _imports(path):
-            # ``from dlgo import goboard`` names a module; ``from dlgo.x import f`` a function
-            while name not in known and "." in name:
-                name = name.rpartition(".")[0]
-            if name == "dlgo":
-                continue
-            target = _package(name)
-            if target != source:
-                graph[source].add(target)
+    for module, targets in module_graph().items():
+        source = _package(module)
+        for target in targets:
+            if target != LIBRARY and _package(target) != source:
+                graph[source].add(_package(target))
     return graph
 
 
@@ -97,15 +149,116 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return cycles
 
 
+def _circles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """One circle of imports in every strongly connected group of modules (Tarjan), each as
+    ``module:line`` steps that end where they began."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, {})):
+            if nxt not in index:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while not group or group[-1] != node:
+                group.append(stack.pop())
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return [_shortest_circle(graph, group) for group in groups]
+
+
+def _shortest_circle(graph: dict[str, dict[str, int]], group: list[str]) -> list[str]:
+    """The shortest circle through ``group[0]`` inside ``group`` (breadth first)."""
+    start, members = group[0], set(group)
+    came_from: dict[str, str] = {start: start}
+    queue, end = [start], None
+    while end is None:
+        here = queue.pop(0)
+        for nxt in sorted(graph[here]):
+            if nxt == start:
+                end = here
+                break
+            if nxt in members and nxt not in came_from:
+                came_from[nxt] = here
+                queue.append(nxt)
+    path = [end]
+    while path[-1] != start:
+        path.append(came_from[path[-1]])
+    path.reverse()
+    path.append(start)
+    return [f"{a}:{graph[a][b]}" for a, b in zip(path, path[1:])] + [start]
+
+
 def test_no_import_circle_between_packages():
     assert _cycles(package_graph()) == []
 
 
-def test_the_library_never_imports_the_engine():
-    graph = package_graph()
-    offenders = sorted(p for p, targets in graph.items() if p.startswith("dlgo.") and "gtp_engine" in targets)
+def test_no_import_circle_between_modules():
+    circles = [" -> ".join(circle) for circle in _circles(module_graph())]
+    assert not circles, "import circles (module:line of its import -> ...):\n" + "\n".join(circles)
+
+
+def _arrows_into_front_ends() -> list[tuple[str, str]]:
+    """(importing top-level package, ``module:line -> module``) for every import of a front end
+    from outside it."""
+    arrows = []
+    for module, targets in module_graph().items():
+        top = module.split(".")[0]
+        for target, line in targets.items():
+            if target.split(".")[0] in FRONT_ENDS and target.split(".")[0] != top:
+                arrows.append((f"{top} -> {target.split('.')[0]}", f"{module}:{line} -> {target}"))
+    return sorted(arrows)
+
+
+def test_the_front_ends_are_found():
+    assert {"gtp_engine", "dlgo_web"} <= set(FRONT_ENDS) and LIBRARY not in FRONT_ENDS
+
+
+def test_the_library_imports_no_front_end():
+    offenders = [arrow for pair, arrow in _arrows_into_front_ends() if pair.startswith(f"{LIBRARY} ")]
     assert offenders == []
-    assert not any("dlgo_web" in targets for p, targets in graph.items() if p != "dlgo_web")
+
+
+def test_no_front_end_imports_another():
+    offenders = [arrow for pair, arrow in _arrows_into_front_ends() if not pair.startswith(f"{LIBRARY} ")]
+    assert offenders == []
+
+
+def test_nothing_imports_an_experiment():
+    """``experiments/`` holds one-off scripts: they may import the library, nothing imports them."""
+    names = {"experiments", *(p.stem for p in EXPERIMENTS)}
+    importers = []
+    for path in [*SOURCES, *ROOT.glob("tests/**/*.py"), *EXPERIMENTS]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                imported = [node.module or ""]
+            else:
+                continue
+            if any(name.split(".")[0] in names for name in imported):
+                importers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert importers == []
+
+
+def test_experiments_are_not_packaged():
+    setup = configparser.ConfigParser()
+    setup.read(ROOT / "setup.cfg", encoding="utf-8")
+    include = setup["options.packages.find"]["include"].split()
+    assert not any(fnmatch.fnmatch("experiments", pattern) for pattern in include)
+    assert not (ROOT / "experiments" / "__init__.py").exists()
 
 
 def test_alphago_and_zero_stand_side_by_side_on_the_search_wing():

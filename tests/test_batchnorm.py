@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -9,6 +11,8 @@ keras = pytest.importorskip("keras")
 
 from dlgo.networks.batchnorm import recalibrate_batch_norm  # noqa: E402
 from dlgo.networks.zero import zero_model  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _planes(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -41,12 +45,14 @@ def test_stale_statistics_are_replaced_by_the_batches_own():
     assert np.allclose(np.asarray(stem.moving_mean), inputs.mean(axis=(0, 1, 2)), atol=0.05)
 
 
-def test_recalibrate_command_scores_before_and_after_and_saves_a_loadable_network(tmp_path, capsys):
+def test_the_recalibration_experiment_scores_before_and_after_and_saves_a_loadable_network(tmp_path):
+    """``experiments/bn_recalibrate.py`` (docs/zero-training.md), run as the docs run it."""
     import json
+    import subprocess
+    import sys
 
     from dlgo.inference import load_model, save_model
     from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer
-    from dlgo.zero.recalibrate import main
 
     rng = np.random.default_rng(1)
     replay = ReplayBuffer(tmp_path / "replay")
@@ -64,15 +70,19 @@ def test_recalibrate_command_scores_before_and_after_and_saves_a_loadable_networ
             layer.moving_mean.assign(np.full(layer.moving_mean.shape, 0.5, np.float32))
     save_model(model, tmp_path / "net.keras", "zero", [9], notes="test net")
     out = tmp_path / "recal.keras"
-    main(["--model", str(tmp_path / "net.keras"), "--replay", str(tmp_path / "replay"), "--batches", "8",
-          "--out", str(out)])  # fmt: skip
-    report = json.loads(capsys.readouterr().out)
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        script = ROOT / "experiments" / "bn_recalibrate.py"
+        return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, cwd=ROOT)
+
+    done = run("--model", str(tmp_path / "net.keras"), "--replay", str(tmp_path / "replay"), "--batches", "8",
+               "--out", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
     assert report["before"]["positions"] == report["after"]["positions"] == 80
     assert report["before"]["mean_result"] == report["after"]["mean_result"]
     assert report["after"]["value_mse"] != report["before"]["value_mse"]
     loaded = load_model(out)
-    assert loaded.card.notes.startswith("test net") and "recalibrate" in loaded.card.notes
-    with pytest.raises(SystemExit, match=r"nothing\.keras: model file not found"):
-        main(["--model", str(tmp_path / "nothing.keras"), "--replay", str(tmp_path / "replay")])
-    with pytest.raises(SystemExit, match="iterations 7-9"):
-        main(["--model", str(out), "--replay", str(tmp_path / "replay"), "--score", "7-9"])
+    assert loaded.card.notes.startswith("test net") and "bn_recalibrate" in loaded.card.notes
+    missing = run("--model", str(tmp_path / "nothing.keras"), "--replay", str(tmp_path / "replay"))
+    assert missing.returncode != 0 and "nothing.keras: model file not found" in missing.stderr

@@ -365,3 +365,13 @@ def test_a_search_whose_time_does_not_bank_never_stops_early(tree: str) -> None:
     search.clear()
     full = search.search(state, SearchBudget(max_visits=1000, banks_time=False)).visits
     assert early < 1000 and full == 1000, (early, full)
+
+
+def test_root_priors_are_the_networks_policy_over_the_root_moves():
+    agent = PUCTAgent(EncodedProjectionEvaluator(9), batch_size=8, seed=3)
+    assert agent.tree.root_priors() is None  # no search yet
+    agent.tree.search(GameState.new_game(9), SearchBudget(max_visits=32))
+    priors = agent.tree.root_priors()
+    assert priors.shape == (82,) and priors.sum() == pytest.approx(1.0, abs=1e-5)
+    visited = np.flatnonzero(agent.tree.last_statistics.visit_counts)
+    assert set(visited) <= set(np.flatnonzero(priors))

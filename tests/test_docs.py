@@ -24,8 +24,9 @@ DOCS = [
     "docs/rl.md",
     "docs/game-tree-search.md",
     "docs/strength.md",
+    "experiments/README.md",
 ]
-REPO_PATH = re.compile(r"`((?:gtp_engine|dlgo_web|dlgo|scripts|configs|tests|docs|weights)/[^`\s]+)`")
+REPO_PATH = re.compile(r"`((?:gtp_engine|dlgo_web|dlgo|scripts|experiments|configs|tests|docs|weights)/[^`\s]+)`")
 
 
 @pytest.mark.parametrize("doc", DOCS)

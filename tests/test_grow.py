@@ -10,8 +10,8 @@ import pytest
 keras = pytest.importorskip("keras")
 
 from dlgo.inference import load_model, save_model  # noqa: E402
-from dlgo.networks.grow import grow_network, trunk_size  # noqa: E402
-from dlgo.networks.zero import conform_network, zero_model  # noqa: E402
+from dlgo.networks.grow import conform_network, grow_network, trunk_size  # noqa: E402
+from dlgo.networks.zero import zero_model  # noqa: E402
 from dlgo.zero.grow import main  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")

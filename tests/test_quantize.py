@@ -30,7 +30,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:Depreca
 
 # The tolerance the int8 model must meet on the held-out positions below (a random tiny network,
 # whose near-uniform policy makes top-1 harder to keep than a trained network's: the shipped
-# 9x9 network keeps about 0.95, see ``python -m dlgo.inference.quantize --report``). Its value
+# 9x9 network keeps about 0.95, see ``python -m dlgo.inference.quantize_report``). Its value
 # depends on the random initialisation of the installed Keras/TensorFlow: with TensorFlow 2.21
 # and ONNX Runtime 1.32 (2026-11-26) the int8 value differs by 0.042 on average, 0.157 at most;
 # another network of the same shape differs by 0.26 and 0.73, which these bounds still catch.

@@ -16,7 +16,8 @@ from dlgo.encoders import get_encoder_by_name  # noqa: E402
 from dlgo.goboard import GameState, Move  # noqa: E402
 from dlgo.gotypes import Point  # noqa: E402
 from dlgo.inference import BatchEvaluator, load_model, save_model  # noqa: E402
-from dlgo.networks.zero import conform_network, graft_heads, model_has_heads, zero_model  # noqa: E402
+from dlgo.networks.grow import conform_network, graft_heads, model_has_heads  # noqa: E402
+from dlgo.networks.zero import zero_model  # noqa: E402
 from dlgo.zero import ZeroAgent  # noqa: E402
 from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, training_batch  # noqa: E402
 from dlgo.zero.selfplay import SelfPlaySettings, final_targets, play_game  # noqa: E402
@@ -311,8 +312,8 @@ def test_evaluator_ignores_the_aux_heads_by_name(tmp_path, backend):
 def test_loop_switches_the_aux_heads_on_for_a_running_learner(tmp_path):
     import csv
 
-    from dlgo.zero.loop import ZeroLoop
     from dlgo.zero.loop_config import LoopConfigError, load_loop_config
+    from dlgo.zero.training_loop import ZeroLoop
 
     def config(**loop):
         return load_loop_config(

@@ -21,9 +21,10 @@ from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.zero import ZeroAgent
 from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, augmented_batch, window_size
-from dlgo.zero.loop import ZeroLoop
 from dlgo.zero.loop_config import LoopConfigError, load_loop_config
+from dlgo.zero.matches import gate_verdict
 from dlgo.zero.selfplay import SelfPlaySettings, calibrate_resign_threshold, play_game, winner_low_value
+from dlgo.zero.training_loop import ZeroLoop
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -189,18 +190,17 @@ def test_shipped_training_config_loads_and_bad_keys_name_the_file(tmp_path):
 
 def test_gate_stops_as_soon_as_the_verdict_is_certain(tmp_path):
     config = load_loop_config(None, {"loop": {"out": str(tmp_path)}, "gating": {"games": 10, "accept": 0.55}})
-    loop = ZeroLoop(config, progress=False)
 
     def games(wins, losses, draws=0):
         rows = [1] * wins + [-1] * losses + [0] * draws
         return {i: {"winner": w} for i, w in enumerate(rows)}
 
-    assert loop._gate_decided(games(6, 0)) is True  # 6 of at most 10 decisive: > 55%
-    assert loop._gate_decided(games(5, 0)) is None
-    assert loop._gate_decided(games(1, 5)) is False  # 5 of 10 at best
-    assert loop._gate_decided(games(5, 4, 1)) is True  # 5 of 9 decisive games: 55.6%
-    assert loop._gate_decided(games(5, 5)) is False  # 50%
-    assert loop._gate_decided(games(0, 0, 10)) is False
+    assert gate_verdict(games(6, 0), config.gating) is True  # 6 of at most 10 decisive: > 55%
+    assert gate_verdict(games(5, 0), config.gating) is None
+    assert gate_verdict(games(1, 5), config.gating) is False  # 5 of 10 at best
+    assert gate_verdict(games(5, 4, 1), config.gating) is True  # 5 of 9 decisive games: 55.6%
+    assert gate_verdict(games(5, 5), config.gating) is False  # 50%
+    assert gate_verdict(games(0, 0, 10), config.gating) is False
 
 
 # --- whole loops on 5x5 --------------------------------------------------------------------------
@@ -243,7 +243,7 @@ def test_loop_runs_iterations_and_resumes_without_replaying_tasks(tmp_path):
         stored.append(task.task)
 
     loop._store_task = store
-    loop._time_up = lambda: bool(stored)
+    loop.time_up = lambda: bool(stored)
     state = loop.run(iterations=2)
     assert state["iteration"] == 0 and state["phase"] == "selfplay"
     first = loop.replay.done_tasks(0)

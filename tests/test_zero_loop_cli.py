@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dlgo.zero.loop_cli import main
+from dlgo.zero.loop import main
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = str(ROOT / "configs" / "train" / "zero-train-9x9.toml")
@@ -19,7 +19,7 @@ def _run(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def test_set_overrides_reach_the_loop(tmp_path, capsys, monkeypatch):
-    import dlgo.zero.loop_cli as cli
+    import dlgo.zero.loop as cli
 
     seen = {}
     real = cli.load_loop_config

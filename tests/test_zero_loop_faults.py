@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from dlgo.zero.loop import STATE, ZeroLoop
 from dlgo.zero.loop_clock import HEARTBEAT
 from dlgo.zero.loop_config import load_loop_config
+from dlgo.zero.training_loop import STATE, ZeroLoop
 
 ROOT = Path(__file__).resolve().parent.parent
 GONE_WITHIN = 60.0  # generous: the kernel signal ends them at once, the fallback within a second
@@ -142,7 +142,7 @@ def test_a_phase_clock_charges_as_it_goes_and_clears_its_marks(tmp_path, monkeyp
     monkeypatch.setattr(clock_module, "HEARTBEAT_SECONDS", 0.05)
     config = load_loop_config(None, {"loop": {"out": str(tmp_path / "run")}, "selfplay": {"board_size": 5}})
     loop = ZeroLoop(config, progress=False)
-    clock = loop._start_clock("gate")
+    clock = loop.start_clock("gate")
     deadline = time.monotonic() + 30
     while not (tmp_path / "run" / HEARTBEAT).is_file() and time.monotonic() < deadline:
         time.sleep(0.02)

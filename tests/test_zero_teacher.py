@@ -104,7 +104,7 @@ def test_fine_tuning_learns_the_teachers_moves(tmp_path, capsys):
     keras = pytest.importorskip("keras")
     from dlgo.inference import save_model
     from dlgo.networks.zero import zero_model
-    from dlgo.zero.teacher_cli import main
+    from dlgo.zero.teacher import main
 
     records = [{**COUNTED, "index": i} for i in range(8)]
     folder = _match(tmp_path / "m", *records)

@@ -7,13 +7,14 @@ can judge and reproduce it. Reading a card needs no Keras.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ModelCard", "card_path", "read_card", "write_card", "CARD_SUFFIX", "CARD_FORMAT"]
+__all__ = ["ModelCard", "card_path", "read_card", "write_card", "plays_size", "CARD_SUFFIX", "CARD_FORMAT"]
 
 CARD_SUFFIX = ".card.json"
 CARD_FORMAT = 1
@@ -97,3 +98,21 @@ def write_card(model_path: str | os.PathLike, card: ModelCard) -> Path:
     tmp.write_text(json.dumps(card.to_dict(), indent=2, sort_keys=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)
     return path
+
+
+def plays_size(model_path: str | os.PathLike, size: int) -> bool:
+    """Whether the network at ``model_path`` plays ``size``x``size``: a network with a fixed input
+    (the book's chapters 7-13) plays only the sizes on its card, a fully convolutional one (no
+    board size in its card's input shape) any. A card that cannot be read says yes: building the
+    agent then names the file and what is wrong with it."""
+    try:
+        card = _card_of(str(model_path), card_path(model_path).stat().st_mtime_ns)
+    except (OSError, ValueError):
+        return True
+    return card.size_independent or size in card.board_sizes
+
+
+@functools.lru_cache(maxsize=64)
+def _card_of(model_path: str, mtime_ns: int) -> ModelCard:
+    del mtime_ns  # part of the cache key only: a rewritten card is read again
+    return read_card(model_path)

@@ -5,7 +5,7 @@ Static quantization (ONNX Runtime's ``quantize_static``): weights int8 per outpu
 activations uint8 with ranges calibrated on real positions: the self-play games shipped in
 ``dlgo/inference/calibration/`` (``game-<N>x<N>-*.sgf``, made by the shipped networks),
 encoded with the model's own encoder at the model's board size. The last quarter of each size's
-games is held out for :func:`accuracy_report`, never calibrated on.
+games is held out for ``dlgo.inference.quantize_report``, never calibrated on.
 
 The int8 file lies beside the fp32 export (``x.onnx`` -> ``x.int8.onnx``, in the model's folder
 or the user cache, by the same rules) and carries in its ONNX metadata the SHA-256 of the
@@ -16,15 +16,14 @@ and returns None when it cannot, so the caller falls back to fp32. The engine's 
 (``scripts/setup_env.sh`` runs it) makes the int8 files of a config's networks ahead, so that no
 game waits for them.
 
-    python -m dlgo.inference.quantize MODEL.keras            # make (or check) the int8 file
-    python -m dlgo.inference.quantize MODEL.keras --report   # accuracy and speed against fp32, JSON
+    python -m dlgo.inference.quantize MODEL.keras          # make (or check) the int8 file
+    python -m dlgo.inference.quantize_report MODEL.keras   # accuracy and speed against fp32, JSON
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import logging
 import os
 import subprocess
@@ -279,25 +278,17 @@ def int8_runner(loaded: LoadedModel, threads: int | None = None, fmt: str = DEFA
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m dlgo.inference.quantize MODEL.keras [--format F] [--report]``."""
+    """``python -m dlgo.inference.quantize MODEL.keras [--format F]``."""
     from dlgo.inference.files import load_model
 
     parser = argparse.ArgumentParser(prog="python -m dlgo.inference.quantize", description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="+", metavar="MODEL.keras")
     parser.add_argument("--format", choices=FORMATS, default=DEFAULT_FORMAT)
-    parser.add_argument("--report", action="store_true", help="print accuracy and speed against fp32 as JSON")
-    parser.add_argument("--seconds", type=float, default=2.0, help="timing per runner and thread count (--report)")
     args = parser.parse_args(argv)
     status = 0
     for name in args.models:
         try:
-            loaded = load_model(name, lazy=True)
-            if args.report:
-                from dlgo.inference.quantize_report import accuracy_report
-
-                print(json.dumps(accuracy_report(loaded, seconds=args.seconds), indent=2))
-                continue
-            print(ensure_int8(loaded, args.format))
+            print(ensure_int8(load_model(name, lazy=True), args.format))
         except Exception as e:
             print(f"quantize: {name}: {e}", file=sys.stderr)
             status = 1

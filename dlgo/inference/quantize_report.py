@@ -1,5 +1,7 @@
 """How the int8 model of a model file compares with fp32: accuracy on held-out positions and
-speed, for every int8 format (``python -m dlgo.inference.quantize MODEL.keras --report``).
+speed, for every int8 format (``dlgo.inference.quantize`` makes the int8 files).
+
+    python -m dlgo.inference.quantize_report MODEL.keras [--seconds S]   # one JSON report per model
 
 Accuracy is measured on the shipped games held out from calibration (``calibration_games``):
 top-1 policy agreement and value differences. Speed is positions per second of the network
@@ -10,8 +12,11 @@ ratio holds even when the absolute figures do not.
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import platform
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,7 +37,7 @@ from dlgo.inference.quantize import (
 )
 from dlgo.inference.runners import OnnxRunner
 
-__all__ = ["accuracy_report", "agreement", "cpu_flags", "positions_per_second"]
+__all__ = ["accuracy_report", "agreement", "cpu_flags", "positions_per_second", "main"]
 
 BATCH = 16
 _FLAGS_OF_INTEREST = ("avx2", "fma", "avx512", "vnni", "amx", "bf16", "f16c", "fp16")
@@ -133,3 +138,27 @@ def accuracy_report(loaded: LoadedModel, seconds: float = 2.0) -> dict[str, Any]
 
 def _open(path: Path, like: OnnxRunner, threads: int) -> OnnxRunner:
     return OnnxRunner.from_file(path, like.order, threads)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m dlgo.inference.quantize_report MODEL.keras [--seconds S]``."""
+    from dlgo.inference.files import load_model
+
+    parser = argparse.ArgumentParser(
+        prog="python -m dlgo.inference.quantize_report", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("models", nargs="+", metavar="MODEL.keras")
+    parser.add_argument("--seconds", type=float, default=2.0, help="timing per runner and thread count")
+    args = parser.parse_args(argv)
+    status = 0
+    for name in args.models:
+        try:
+            print(json.dumps(accuracy_report(load_model(name, lazy=True), seconds=args.seconds), indent=2))
+        except Exception as e:
+            print(f"quantize_report: {name}: {e}", file=sys.stderr)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -9,8 +9,8 @@
 - :mod:`dlgo.match.stats` and :mod:`dlgo.match.summary`: win rate, Elo, p-value, the report;
 - :mod:`dlgo.match.runner`: N games in parallel, resumable, with progress.
 
-Command lines over it: :mod:`dlgo.match.duel` (``dlgo-duel``: one match), :mod:`dlgo.match.strength`
-(``dlgo-strength``: the gauntlet behind docs/strength.md) and :mod:`dlgo.match.strength_smoke`.
+Command lines over it: :mod:`dlgo.match.duel` (``dlgo-duel``: one match) and :mod:`dlgo.match.strength`
+(``dlgo-strength``: the gauntlet behind docs/strength.md).
 """
 
 from dlgo.match.players import PlayerSpec, command_player, dlgo_player, gnugo_player, pachi_player, player_from_text

@@ -1,4 +1,6 @@
-"""A trained Zero network grown to a larger trunk that plays exactly as before (Net2Net-style).
+"""A trained Zero network reshaped so that it plays exactly as before: auxiliary heads grafted
+on or taken off, global pooling added, the trunk grown (Net2Net-style). ``conform_network`` is
+what the loop and the trainer call: a network as a loop config asks for it.
 
     python -m dlgo.zero.grow --model weights/zero-9x9-loop/zero-9x9.keras --blocks 6 \
         --filters 64 --out runs/grown/zero-9x9.keras
@@ -30,7 +32,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["grow_network", "trunk_size"]
+from dlgo.networks.zero import AUX_HEADS, gpool_blocks, zero_model
+
+__all__ = ["grow_network", "trunk_size", "model_has_heads", "graft_heads", "conform_network"]
 
 
 def trunk_size(model: Any) -> tuple[int, int]:
@@ -61,8 +65,6 @@ def _grown_array(old: np.ndarray, fresh: np.ndarray) -> np.ndarray:
 def grow_network(model: Any, blocks: int, filters: int, seed: int = 0) -> Any:
     """A ``zero_model`` of ``blocks`` x ``filters`` whose outputs equal ``model``'s (see above)."""
     import keras
-
-    from dlgo.networks.zero import gpool_blocks, zero_model
 
     old_blocks, old_filters = trunk_size(model)
     if blocks < old_blocks or filters < old_filters:
@@ -106,3 +108,81 @@ def grow_network(model: Any, blocks: int, filters: int, seed: int = 0) -> Any:
         elif not re.match(r"res\d+_", layer.name):
             raise ValueError(f"{model.name}: not a zero network (no layer {layer.name!r})")
     return new
+
+
+def model_has_heads(model: Any) -> dict[str, bool]:
+    """Which auxiliary heads ``model`` has, by output name: ``{"ownership": .., "score": ..}``."""
+    names = list(model.output_names)
+    return {head: head in names for head in AUX_HEADS}
+
+
+def graft_heads(model: Any, ownership: bool = True, score: bool = True, global_pooling: bool | None = None) -> Any:
+    """A ``zero_model`` with ``model``'s trunk, policy and value weights (copied by layer name) and
+    the auxiliary heads asked for: fresh ones where ``model`` lacks them, its own where it has
+    them. A shipped network without the heads starts a loop that trains them (and
+    ``ownership=False, score=False`` strips them again). ``global_pooling=True`` adds pooling
+    blocks to a trunk without them, their last layer zero so every output stays the same;
+    None keeps the trunk as it is (pooling is never taken out: the outputs would change)."""
+
+    def layer(label: str):
+        try:
+            return model.get_layer(label)
+        except ValueError:
+            raise ValueError(f"{model.name}: not a zero network (no layer {label!r})") from None
+
+    blocks = sum(bool(re.fullmatch(r"res\d+_conv1", lay.name)) for lay in model.layers)
+    pooled = sorted(int(m.group(1)) for lay in model.layers if (m := re.fullmatch(r"res(\d+)_gpool_conv", lay.name)))
+    if pooled and pooled != gpool_blocks(blocks):
+        raise ValueError(
+            f"{model.name}: global pooling in blocks {pooled}, this code builds it in {gpool_blocks(blocks)}"
+        )
+    if pooled and global_pooling is False:
+        raise ValueError(f"{model.name}: its trunk has global pooling, which cannot be taken out")
+    stem = layer("stem_conv")
+    reg = stem.kernel_regularizer
+    own_conv = "ownership_conv" in {lay.name for lay in model.layers}
+    rows = model.input_shape[1]
+    new = zero_model(
+        int(model.input_shape[-1]),
+        blocks=blocks,
+        filters=int(stem.filters),
+        board_size=rows,
+        policy_channels=int(layer("policy_conv").filters),
+        value_channels=int(layer("value_conv").filters),
+        value_hidden=int(layer("value_hidden").units),
+        l2=float(reg.l2) if reg is not None else 0.0,
+        name=model.name,
+        ownership=ownership,
+        score=score,
+        global_pooling=bool(pooled) or bool(global_pooling),
+        aux_channels=int(layer("ownership_conv").filters) if own_conv else 16,
+        gpool_channels=int(layer(f"res{pooled[0]}_gpool_conv").filters) if pooled else 0,
+    )
+    source = {lay.name: lay for lay in model.layers}
+    for target in new.layers:
+        if target.name in source and target.weights:
+            target.set_weights(source[target.name].get_weights())
+        elif target.name.endswith("_gpool_dense"):
+            target.set_weights([np.zeros_like(w) for w in target.get_weights()])  # no bias yet
+        elif target.weights and target.name.split("_")[0] not in AUX_HEADS and "_gpool_" not in target.name:
+            raise ValueError(f"{model.name}: not a zero network (no layer {target.name!r})")
+    return new
+
+
+def conform_network(
+    model: Any, aux_heads: bool, global_pooling: bool = False, trunk: tuple[int, int] | None = None
+) -> Any:
+    """``model`` as a loop config asks for it: with both auxiliary heads or none, with global
+    pooling when asked (``graft_heads``), its trunk grown to at least ``trunk`` = (blocks,
+    filters) (``grow_network``, same outputs); ``model`` itself when it is so already."""
+    has = model_has_heads(model)
+    pooled = any("_gpool_" in layer.name for layer in model.layers)
+    if not (all(has[h] == aux_heads for h in AUX_HEADS) and (pooled or not global_pooling)):
+        model = graft_heads(
+            model, ownership=aux_heads, score=aux_heads, global_pooling=True if global_pooling else None
+        )
+    if trunk is not None:
+        blocks, filters = trunk_size(model)
+        if trunk[0] > blocks or trunk[1] > filters:
+            model = grow_network(model, max(blocks, trunk[0]), max(filters, trunk[1]))
+    return model

@@ -33,8 +33,6 @@ __all__ = [
     "zero_model",
     "book_zero_model",
     "compile_zero",
-    "graft_heads",
-    "model_has_heads",
     "gpool_blocks",
     "SCORE_SCALE",
     "AUX_HEADS",
@@ -140,87 +138,6 @@ def _gpool_bias(x, filters: int, channels: int, label: str, conv, bn, reg):
     )
     g = layers.Dense(filters, use_bias=False, kernel_regularizer=reg, name=f"{label}_dense")(g)
     return layers.Reshape((1, 1, filters), name=f"{label}_bias")(g)
-
-
-def model_has_heads(model) -> dict[str, bool]:
-    """Which auxiliary heads ``model`` has, by output name: ``{"ownership": .., "score": ..}``."""
-    names = list(model.output_names)
-    return {head: head in names for head in AUX_HEADS}
-
-
-def graft_heads(model, ownership: bool = True, score: bool = True, global_pooling: bool | None = None):
-    """A ``zero_model`` with ``model``'s trunk, policy and value weights (copied by layer name) and
-    the auxiliary heads asked for: fresh ones where ``model`` lacks them, its own where it has
-    them. A shipped network without the heads starts a loop that trains them (and
-    ``ownership=False, score=False`` strips them again). ``global_pooling=True`` adds pooling
-    blocks to a trunk without them, their last layer zero so every output stays the same;
-    None keeps the trunk as it is (pooling is never taken out: the outputs would change)."""
-    import re
-
-    import numpy as np
-
-    def layer(label: str):
-        try:
-            return model.get_layer(label)
-        except ValueError:
-            raise ValueError(f"{model.name}: not a zero network (no layer {label!r})") from None
-
-    blocks = sum(bool(re.fullmatch(r"res\d+_conv1", lay.name)) for lay in model.layers)
-    pooled = sorted(int(m.group(1)) for lay in model.layers if (m := re.fullmatch(r"res(\d+)_gpool_conv", lay.name)))
-    if pooled and pooled != gpool_blocks(blocks):
-        raise ValueError(
-            f"{model.name}: global pooling in blocks {pooled}, this code builds it in {gpool_blocks(blocks)}"
-        )
-    if pooled and global_pooling is False:
-        raise ValueError(f"{model.name}: its trunk has global pooling, which cannot be taken out")
-    stem = layer("stem_conv")
-    reg = stem.kernel_regularizer
-    own_conv = "ownership_conv" in {lay.name for lay in model.layers}
-    rows = model.input_shape[1]
-    new = zero_model(
-        int(model.input_shape[-1]),
-        blocks=blocks,
-        filters=int(stem.filters),
-        board_size=rows,
-        policy_channels=int(layer("policy_conv").filters),
-        value_channels=int(layer("value_conv").filters),
-        value_hidden=int(layer("value_hidden").units),
-        l2=float(reg.l2) if reg is not None else 0.0,
-        name=model.name,
-        ownership=ownership,
-        score=score,
-        global_pooling=bool(pooled) or bool(global_pooling),
-        aux_channels=int(layer("ownership_conv").filters) if own_conv else 16,
-        gpool_channels=int(layer(f"res{pooled[0]}_gpool_conv").filters) if pooled else 0,
-    )
-    source = {lay.name: lay for lay in model.layers}
-    for target in new.layers:
-        if target.name in source and target.weights:
-            target.set_weights(source[target.name].get_weights())
-        elif target.name.endswith("_gpool_dense"):
-            target.set_weights([np.zeros_like(w) for w in target.get_weights()])  # no bias yet
-        elif target.weights and target.name.split("_")[0] not in AUX_HEADS and "_gpool_" not in target.name:
-            raise ValueError(f"{model.name}: not a zero network (no layer {target.name!r})")
-    return new
-
-
-def conform_network(model, aux_heads: bool, global_pooling: bool = False, trunk: tuple[int, int] | None = None):
-    """``model`` as a loop config asks for it: with both auxiliary heads or none, with global
-    pooling when asked (``graft_heads``), its trunk grown to at least ``trunk`` = (blocks,
-    filters) (``dlgo.networks.grow``, same outputs); ``model`` itself when it is so already."""
-    from dlgo.networks.grow import grow_network, trunk_size
-
-    has = model_has_heads(model)
-    pooled = any("_gpool_" in layer.name for layer in model.layers)
-    if not (all(has[h] == aux_heads for h in AUX_HEADS) and (pooled or not global_pooling)):
-        model = graft_heads(
-            model, ownership=aux_heads, score=aux_heads, global_pooling=True if global_pooling else None
-        )
-    if trunk is not None:
-        blocks, filters = trunk_size(model)
-        if trunk[0] > blocks or trunk[1] > filters:
-            model = grow_network(model, max(blocks, trunk[0]), max(filters, trunk[1]))
-    return model
 
 
 def book_zero_model(num_planes: int, board_size: int = 9):

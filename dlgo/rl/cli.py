@@ -23,17 +23,7 @@ from dlgo.extras import require_extra
 from dlgo.rl.agents import AGENT_KINDS
 from dlgo.rl.evaluate import GATES
 
-__all__ = ["main", "experience_files"]
-
-
-def experience_files(paths: list[str]) -> list[Path]:
-    """Files given, and the ``*.h5`` files of folders given, in name order."""
-    found: list[Path] = []
-    for p in map(Path, paths):
-        found += sorted(p.glob("*.h5")) if p.is_dir() else [p]
-    if not found:
-        raise SystemExit(f"no experience files in {', '.join(paths)}")
-    return found
+__all__ = ["main"]
 
 
 def _init(args: argparse.Namespace) -> None:
@@ -65,6 +55,7 @@ def _selfplay(args: argparse.Namespace) -> None:
 
 def _train(args: argparse.Namespace) -> None:
     from dlgo.rl.agents import train_version
+    from dlgo.rl.experience import experience_files
 
     settings = {k: v for k, v in (("lr", args.lr), ("clipnorm", args.clipnorm), ("batch_size", args.batch_size)) if v}
     files = experience_files(args.experience)

@@ -30,6 +30,7 @@ __all__ = [
     "load_experience",
     "iter_experience",
     "experience_size",
+    "experience_files",
     "append_experience",
     "write_experience",
     "GROUP",
@@ -155,6 +156,17 @@ def experience_size(path: str | os.PathLike) -> int:
 
     with h5py.File(path, "r") as f:
         return int(f[GROUP]["actions"].shape[0])
+
+
+def experience_files(paths: list[str]) -> list[Path]:
+    """Files given, and the ``*.h5`` files of folders given, in name order (exits with one line
+    when there are none: what both ``python -m dlgo.rl train`` and the loop want)."""
+    found: list[Path] = []
+    for p in map(Path, paths):
+        found += sorted(p.glob("*.h5")) if p.is_dir() else [p]
+    if not found:
+        raise SystemExit(f"no experience files in {', '.join(paths)}")
+    return found
 
 
 def iter_experience(

@@ -193,7 +193,7 @@ class RLLoop:
     def _train(self, i: int, pending: dict) -> None:
         from dlgo.inference import read_card
         from dlgo.rl.agents import train_version
-        from dlgo.rl.cli import experience_files
+        from dlgo.rl.experience import experience_files
 
         began = time.monotonic()
         candidate = _cand_path(self.out, i)

@@ -449,6 +449,15 @@ class CompiledPUCTSearch(BatchedTreeSearch):
             new_visits=new_visits,
         )
 
+    def root_priors(self) -> np.ndarray | None:
+        """The network's policy at the root by move index (``N*N + 1``, pass last); None before a search."""
+        if self._arena is None or self.root_state is None:
+            return None
+        tree, span = self._arena, self._root_span()
+        priors = np.zeros(int(tree.g[4]) + 1, dtype=np.float32)
+        priors[[tree.zero_index(int(c)) for c in tree.emove[span]]] = tree.prior[span]
+        return priors
+
     def most_visited(self) -> Move | None:
         if self._arena is None or self.root_state is None:
             return None

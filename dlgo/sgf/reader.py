@@ -337,7 +337,7 @@ class RecordReader:
             setups=replay.setups,
             repairs=self.repairs,
             notes=self.notes,
-            _states=replay.states,
+            replayed_states=replay.states,
         )
 
     def _set_encoding(self, root: dict) -> None:

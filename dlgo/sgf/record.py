@@ -6,7 +6,7 @@ point letters, setup properties, vertex text for messages).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
@@ -101,7 +101,13 @@ class SgfGame:
     setups: dict[int, Setup] = field(default_factory=dict)
     repairs: list[Repair] = field(default_factory=list)  # what was repaired, in order
     notes: list[str] = field(default_factory=list)  # legal under the record's rules, worth a word
-    _states: list[GameState] = field(default_factory=list, repr=False, compare=False)
+    # The states a reader already replayed (the initial one, then one per move), so that
+    # ``states()`` need not play the game again; recomputed whenever they no longer fit.
+    replayed_states: InitVar[list[GameState] | None] = None
+    _states: list[GameState] = field(default_factory=list, init=False, repr=False, compare=False)
+
+    def __post_init__(self, replayed_states: list[GameState] | None) -> None:
+        self._states = list(replayed_states or [])
 
     def states(self) -> list[GameState]:
         """The initial state and the state after every move (and any setup after it), in order."""

@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.sgf.record import COLOUR_LETTER, SETUP_PROPERTIES, Setup, SgfError, move_text, vertex_text
 
-if TYPE_CHECKING:
-    from dlgo.sgf.reader import RecordReader
-
-__all__ = ["RecordRules", "rules_of", "MainLineStop", "Replay", "node_moves", "point_without_liberty"]
+__all__ = ["RecordRules", "rules_of", "MainLineStop", "NodeReader", "Replay", "node_moves", "point_without_liberty"]
 
 
 @dataclass(frozen=True)
@@ -62,10 +59,24 @@ def point_without_liberty(board: Board, stones) -> Point | None:
     return None
 
 
+class NodeReader(Protocol):
+    """What a replay needs of the record it reads (``dlgo.sgf.reader.RecordReader`` is one): a
+    node's values decoded, and where repairs and notes go."""
+
+    notes: list[str]
+
+    def error(self, message: str) -> SgfError: ...
+    def repair(self, kind: str, message: str) -> None: ...
+    def text(self, props: dict, ident: str) -> str | None: ...
+    def colour(self, raw: bytes, ident: str) -> Player: ...
+    def apply_setup(self, props: dict, stones: dict[Point, Player]) -> None: ...
+    def move_of(self, ident: str, values: list[bytes], number: int) -> Move: ...
+
+
 class Replay:
     """The main line played node by node under the record's rules, repairs noted on the reader."""
 
-    def __init__(self, reader: RecordReader, initial: GameState, rules: RecordRules) -> None:
+    def __init__(self, reader: NodeReader, initial: GameState, rules: RecordRules) -> None:
         self.reader = reader
         self.rules = rules
         self.state = initial

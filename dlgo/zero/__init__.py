@@ -3,8 +3,9 @@ pipeline. The PUCT search it plays with is the search wing's (``dlgo.search``).
 
 - ``agent``: ``ZeroAgent`` (``dlgo.search.PUCTAgent`` on a Zero network), the agent the GTP
   engine and self-play use.
-- ``selfplay``, ``experience``, ``trainer``, ``workers``, ``loop`` (with ``matches``, ``report``,
-  ``loop_clock``, ``loop_config`` and ``loop_cli``): the training loop.
+- ``selfplay``, ``experience``, ``trainer``, ``workers``, ``training_loop`` (with ``matches``,
+  ``handover``, ``report``, ``loop_clock`` and ``loop_config``): the training loop; ``loop``: its
+  command line (``python -m dlgo.zero.loop``).
 
 Importing this package loads no Keras or TensorFlow; ``ZeroAgent.from_model`` does unless an ONNX
 export of the model is cached (``dlgo.inference.onnx_cache``).

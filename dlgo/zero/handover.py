@@ -13,10 +13,13 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dlgo.zero.carry import Carry, read_carry, write_carry
 from dlgo.zero.report import ELO_COLUMNS, read_csv, write_csv
+
+if TYPE_CHECKING:
+    from dlgo.zero.training_loop import ZeroLoop
 
 __all__ = ["copy_model", "export_runtimes", "export_run", "take_up_carry", "seed_carried_anchor"]
 
@@ -71,7 +74,7 @@ def _card_training(path: Path) -> dict[str, Any]:
         return {}
 
 
-def take_up_carry(loop: Any, state: dict[str, Any]) -> None:
+def take_up_carry(loop: ZeroLoop, state: dict[str, Any]) -> None:
     """A fresh start from an exported network goes on from its carry file."""
     cfg = loop.config
     if not (cfg.loop.carry_over and cfg.loop.init_model):
@@ -102,14 +105,14 @@ def take_up_carry(loop: Any, state: dict[str, Any]) -> None:
     if learner is not None and not (loop.out / "learner.keras").exists():
         shutil.copyfile(learner, loop.out / "learner.keras")
         carried["learner"] = str(learner)
-    loop._say(
+    loop.say(
         f"going on from {init.name}: generation {carry.generation}, iteration {carry.iteration}"
         + (", its learner" if learner is not None else "")
         + (", its anchor result" if "anchor" in carried else "")
     )
 
 
-def seed_carried_anchor(loop: Any) -> None:
+def seed_carried_anchor(loop: ZeroLoop) -> None:
     """Generation 0's anchor row from the carry file, when it was played as this run would."""
     row = loop.carried.get("anchor")
     if not row or 0 in loop.state["anchored"]:
@@ -128,7 +131,7 @@ def _machine() -> str:
     return cores
 
 
-def export_run(loop: Any, target: Path) -> Path:
+def export_run(loop: ZeroLoop, target: Path) -> Path:
     """The best generation at ``target`` with a model card of the whole run, and the carry file
     and learner beside it."""
     from dlgo.inference.card import read_card, write_card
@@ -162,7 +165,7 @@ def export_run(loop: Any, target: Path) -> Path:
     card.strength = {
         **card.strength,
         "resign_threshold_value": state["resign_threshold"],
-        "resign_threshold_winrate": round(loop._resign_winrate(), 4),
+        "resign_threshold_winrate": round(loop.resign_winrate, 4),
         "anchor": own or {},  # the exported generation's own anchor result, if it was anchored
     }
     write_card(target, card)
@@ -170,7 +173,7 @@ def export_run(loop: Any, target: Path) -> Path:
     return target
 
 
-def _write_carry(loop: Any, target: Path, own_anchor: dict[str, str] | None) -> None:
+def _write_carry(loop: ZeroLoop, target: Path, own_anchor: dict[str, str] | None) -> None:
     state, carried = loop.state, loop.carried
     seconds = dict(carried.get("seconds", {}))
     for phase, value in state["seconds"].items():
@@ -190,4 +193,4 @@ def _write_carry(loop: Any, target: Path, own_anchor: dict[str, str] | None) -> 
         anchor_settings=_anchor_settings(loop.config) if anchor else None,
     )
     path = write_carry(target, carry, loop.out / "learner.keras")
-    loop._say(f"carry file {path} (the next run from {target.name} goes on from here)")
+    loop.say(f"carry file {path} (the next run from {target.name} goes on from here)")

@@ -1,465 +1,99 @@
-"""The AlphaGo Zero training loop: self-play, replay, training, gating, Elo against an anchor.
+"""The Zero training loop's command line: ``python -m dlgo.zero.loop`` (the loop: ``dlgo.zero.training_loop``).
 
-    python -m dlgo.zero.loop --config configs/train/zero-train-9x9.toml               # this machine
-    python -m dlgo.zero.loop --config configs/train/zero-train-9x9.toml --ray auto    # a Ray cluster
-    python -m dlgo.zero.loop --config ... --export weights/zero-9x9.keras       # ship the best
-
-One **iteration** (book 14.4; Silver et al. 2017, Methods; docs/book-differences.md, 20):
-
-1. **self-play**: ``games_per_iteration`` games of the best network (``dlgo.zero.selfplay``:
-   root noise, temperature, playout cap randomization, resignation with a share played out),
-   in tasks of a few games on the workers; every finished task is one replay chunk.
-2. **train**: the learner (its own checkpoint) takes ``steps_per_iteration`` steps on the
-   replay window and writes a candidate.
-3. **gate**: candidate against best, ``gating.games`` games with alternating colours, stopped
-   as soon as the outcome is certain; accepted when the candidate wins more than
-   ``gating.accept`` of the decisive games: it becomes the next **generation**.
-4. **anchor**: every new generation (and generation 0) plays ``anchor.games`` games against
-   GNU Go through the GTP engine (``dlgo.match``); its Elo against the anchor goes to
-   ``elo.csv`` and the plot.
-
-After every self-play phase the resign threshold is recalibrated on the games played out
-(the thesis' rule: at most 5% of winners would have resigned).
-
-``--export`` also writes what the next run needs to go on from the exported network on another
-machine (``dlgo.zero.carry``: the learner and the counts, beside the network); a fresh loop whose
-``init_model`` is that network takes them up.
-
-Everything lands in ``loop.out``: ``state.json`` (where the loop is), ``replay/`` (chunks),
-``iter-NNNN/`` (SGFs, ``selfplay.jsonl``, the candidate, ``gating.jsonl``),
-``generations/gen-NNNN.keras``, ``learner.keras``, ``anchor/``, ``iterations.csv``,
-``elo.csv``, ``curves.png``, and ``clock.json`` while a phase runs. A stop at any point
-(Ctrl-C, ``--max-minutes``, a crash, ``kill -9``) loses at most the tasks under way: a restart
-with the same command goes on where it stopped, never replaying a stored task or gating game.
-The worker processes end with the loop however it ends, and the time a killed run spent still
-counts in ``state.json``'s ``seconds`` (up to its last heartbeat, a few seconds before the end).
-
-This module is the loop itself (its state, the self-play and training phases, ``export``); the
-matches (gating, anchor games) are in ``dlgo.zero.matches``, the CSVs, status and plot in
-``dlgo.zero.report``, the phase clock in ``dlgo.zero.loop_clock`` and the command line in
-``dlgo.zero.loop_cli``.
+python -m dlgo.zero.loop --config configs/train/zero-train-9x9.toml               # this machine
+python -m dlgo.zero.loop --config configs/train/zero-train-9x9.toml --ray auto    # a Ray cluster
+python -m dlgo.zero.loop --config ... --export weights/zero-9x9.keras       # ship the best
+python -m dlgo.zero.loop --config ... --status                              # where it stands
+python -m dlgo.zero.loop --config ... --set anchor.games=0 --set loop.workers=15  # any key, this run
 """
 
 from __future__ import annotations
 
-import dataclasses
-import datetime
-import json
-import math
+import argparse
 import os
+import signal
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from dlgo.extras import require_extra
+from dlgo.tomlfile import parse_override
+from dlgo.zero.loop_config import LoopConfigError, load_loop_config
+from dlgo.zero.training_loop import ZeroLoop
 
-from dlgo.parallel import task_seed
-from dlgo.zero.experience import ReplayBuffer, combine_experience
-from dlgo.zero.handover import copy_model, export_run, export_runtimes, seed_carried_anchor, take_up_carry
-from dlgo.zero.loop_clock import PhaseClock, atomic_write, recover_clock
-from dlgo.zero.loop_config import LoopConfig, LoopConfigError
-from dlgo.zero.matches import gate_verdict, play_anchor, play_gating
-from dlgo.zero.report import (
-    ITERATION_COLUMNS,
-    iteration_row,
-    plot_loop,
-    status_line,
-    write_csv,
-)
-from dlgo.zero.selfplay import SelfPlayGame, calibrate_resign_threshold
-from dlgo.zero.workers import ModelBlob, SelfPlayTask, make_pool, play_selfplay_task
+__all__ = ["main"]
 
-__all__ = ["ZeroLoop", "STATE"]
-
-STATE = "state.json"
-STATE_FORMAT = 1
+DESCRIPTION = "The AlphaGo Zero training loop: self-play, replay, training, gating, Elo against an anchor."
 
 
-class ZeroLoop:
-    def __init__(
-        self, config: LoopConfig, ray_address: str | None = None, progress: bool = True, command: str = ""
-    ) -> None:
-        self.config = config
-        self.out = config.out
-        self.ray_address = ray_address
-        self.progress = progress
-        self.command = command
-        self.out.mkdir(parents=True, exist_ok=True)
-        self.replay = ReplayBuffer(self.out / "replay")
-        self._clock: PhaseClock | None = None
-        self.state = self._load_state()
-        self._deadline: float | None = None
-        self._pool = None
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m dlgo.zero.loop", description=DESCRIPTION)
+    p.add_argument("--config", required=True, help="the loop's TOML config (configs/train/zero-train-9x9.toml)")
+    p.add_argument("--ray", metavar="ADDRESS", help="run workers on Ray: 'auto', 'ray://host:10001', or 'local'")
+    p.add_argument("--iterations", type=int, help="stop after this many iterations (default: the config's)")
+    p.add_argument("--max-minutes", type=float, help="stop after the task under way once this time is up")
+    p.add_argument("--workers", type=int, help="override loop.workers")
+    p.add_argument("--out", help="override loop.out")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="TABLE.KEY=VALUE",
+        help="override one config key for this run (value in TOML; repeatable), e.g. anchor.games=0",
+    )
+    p.add_argument("--export", metavar="FILE", help="copy the best generation to FILE with its card, then exit")
+    p.add_argument("--status", action="store_true", help="print where the loop stands, then exit")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    return p
 
-    # --- state --------------------------------------------------------------------------------
-    def _load_state(self) -> dict[str, Any]:
-        path = self.out / STATE
-        if path.is_file():
-            try:
-                state = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as e:
-                raise LoopConfigError(f"{path}: unreadable loop state ({e})") from None
-            if state.get("format") != STATE_FORMAT:
-                raise LoopConfigError(f"{path}: loop state format {state.get('format')} is not {STATE_FORMAT}")
-            if state.get("board_size") != self.config.selfplay.board_size:
-                raise LoopConfigError(
-                    f"{path}: this loop plays {state.get('board_size')}x{state.get('board_size')}, "
-                    f"the config says {self.config.selfplay.board_size}"
-                )
-            recovered = recover_clock(state, self.out)
-            if recovered > 0:
-                self._say(f"the last run stopped without saving its time (killed?): {recovered:.0f} s counted")
-            return state
-        state = {
-            "format": STATE_FORMAT,
-            "board_size": self.config.selfplay.board_size,
-            "iteration": 0,
-            "phase": "selfplay",
-            "generation": 0,
-            "best": "generations/gen-0000.keras",
-            "resign_threshold": self.config.selfplay.resign_threshold,
-            "anchored": [],
-            "history": [],
-            "seconds": {"selfplay": 0.0, "train": 0.0, "gate": 0.0, "anchor": 0.0},
-            "started": datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat(),
-            "commands": [],
-        }
-        take_up_carry(self, state)
-        return state
 
-    @property
-    def carried(self) -> dict[str, Any]:
-        """What this run took up from an earlier one (``dlgo.zero.carry``); empty if nothing."""
-        return self.state.get("carried", {})
-
-    def _save_state(self) -> None:
-        if self._clock is not None:
-            self._clock.charge()
-        atomic_write(self.out / STATE, json.dumps(self.state, indent=2) + "\n")
-
-    def _start_clock(self, phase: str) -> PhaseClock:
-        """Charge the time from now to ``phase`` until the clock's ``stop``."""
-        if self._clock is not None:
-            self._clock.stop()
-        self._clock = PhaseClock(self, phase)
-        self._save_state()
-        return self._clock
-
-    @property
-    def best_path(self) -> Path:
-        return self.out / self.state["best"]
-
-    def _iter_dir(self, iteration: int) -> Path:
-        d = self.out / f"iter-{iteration:04d}"
-        (d / "games").mkdir(parents=True, exist_ok=True)
-        return d
-
-    def _time_up(self) -> bool:
-        return self._deadline is not None and time.monotonic() > self._deadline
-
-    def status_line(self) -> str:
-        return status_line(self.state, self.replay_games(), self.replay.positions())
-
-    def replay_games(self) -> int:
-        return sum(int(r.get("games") or 0) for r in self.state["history"]) + self._games_in(self.state["iteration"])
-
-    def _games_in(self, iteration: int) -> int:
-        if any(r["iteration"] == iteration for r in self.state["history"]):
-            return 0
-        per = self.config.selfplay_loop.games_per_task
-        return sum(min(per, self._task_games(t)) for t in self.replay.done_tasks(iteration))
-
-    def _task_games(self, task: int) -> int:
-        total, per = self.config.selfplay_loop.games_per_iteration, self.config.selfplay_loop.games_per_task
-        return max(0, min(per, total - task * per))
-
-    # --- the loop -------------------------------------------------------------------------------
-    def run(self, iterations: int | None = None, max_minutes: float | None = None) -> dict[str, Any]:
-        """Run until ``iterations`` (default: the config's) are done or the time is up."""
-        target = self.config.loop.iterations if iterations is None else iterations
-        self._deadline = time.monotonic() + 60 * max_minutes if max_minutes else None
-        if self.command:
-            self.state.setdefault("commands", []).append(self.command)
-        self._init_generation_zero()
-        seed_carried_anchor(self)
-        self._save_state()
-        self._say(self.status_line())
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    require_extra("train", "python -m dlgo.zero.loop")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up chatter (workers inherit it)
+    overrides: dict[str, dict[str, Any]] = {}
+    for text in args.set:
         try:
-            with make_pool(self.config.loop.workers, self.ray_address) as pool:
-                self._pool = pool
-                while self.state["iteration"] < target and not self._time_up():
-                    if self._needs_anchor():
-                        self._anchor()
-                        continue
-                    phase = self.state["phase"]
-                    if phase == "selfplay" and not self._selfplay():
-                        break
-                    if self.state["phase"] == "train":
-                        self._train()
-                    if self.state["phase"] == "gate" and not self._gate():
-                        break
-                    self._say(self.status_line())
-                if self._needs_anchor() and not self._time_up():
-                    self._anchor()
-        finally:
-            self._pool = None
-            if self._clock is not None:
-                self._clock.stop()
-            self._save_state()
-            self._write_plot()
-        return self.state
+            [(table, values)] = parse_override(text).items()
+            if not isinstance(values, dict) or len(values) != 1 or isinstance(next(iter(values.values())), dict):
+                raise ValueError(f"expected TABLE.KEY=VALUE, got {text!r}")
+        except ValueError as e:
+            print(f"zero-loop: --set: {e}", file=sys.stderr)
+            return 2
+        overrides.setdefault(table, {}).update(values)
+    if args.workers is not None:
+        overrides.setdefault("loop", {})["workers"] = args.workers
+    if args.out is not None:
+        overrides.setdefault("loop", {})["out"] = str(Path(args.out).resolve())
+    try:
+        config = load_loop_config(args.config, overrides)
+        command = "python -m dlgo.zero.loop " + " ".join(argv if argv is not None else sys.argv[1:])
+        loop = ZeroLoop(config, ray_address=args.ray, progress=not args.no_progress, command=command)
+    except LoopConfigError as e:
+        print(f"zero-loop: {e}", file=sys.stderr)
+        return 2
+    if args.status:
+        print(loop.status_line())
+        return 0
+    if args.export:
+        print(f"zero-loop: exported {loop.export(args.export)}", file=sys.stderr)
+        return 0
 
-    def _say(self, text: str) -> None:
-        print(f"zero-loop: {text}", file=sys.stderr, flush=True)
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # `kill` stops like Ctrl-C: state saved, workers stopped
 
-    def _init_generation_zero(self) -> None:
-        """Generation 0 (at the first start), and the best network's exports for the workers."""
-        path = self.best_path
-        cfg = self.config
-        if path.is_file():
-            pass
-        elif cfg.loop.init_model:
-            copy_model(cfg.resolve(cfg.loop.init_model), path)
-        else:
-            from dlgo.encoders import get_encoder_by_name
-            from dlgo.inference import save_model
-            from dlgo.networks import build_network
-
-            encoder = get_encoder_by_name("zero", cfg.selfplay.board_size)
-            model = build_network("zero", encoder, blocks=cfg.loop.blocks, filters=cfg.loop.filters)
-            save_model(
-                model, path, encoder, [cfg.selfplay.board_size],
-                network={"kind": "zero", "blocks": cfg.loop.blocks, "filters": cfg.loop.filters},
-                training={"kind": "zero self-play", "generation": 0, "notes": "random initial weights"},
-            )  # fmt: skip
-        int8 = cfg.selfplay.runtime == "int8"
-        if not path.with_suffix(".onnx").is_file() or (int8 and not path.with_name(f"{path.stem}.int8.onnx").is_file()):
-            export_runtimes(path, int8)
-
-    # --- 1. self-play ---------------------------------------------------------------------------
-    def _selfplay_settings(self):
-        return dataclasses.replace(self.config.selfplay, resign_threshold=float(self.state["resign_threshold"]))
-
-    def _selfplay(self) -> bool:
-        """Play the iteration's missing tasks; False when stopped before the end."""
-        it = self.state["iteration"]
-        cfg = self.config.selfplay_loop
-        n_tasks = math.ceil(cfg.games_per_iteration / cfg.games_per_task)
-        done = self.replay.done_tasks(it)
-        blob = ModelBlob.from_file(self.best_path)
-        settings = self._selfplay_settings()
-        tasks = []
-        for t in range(n_tasks):
-            if t in done:
-                continue
-            seed = task_seed(self.config.loop.seed, it, t)
-            rng = np.random.default_rng(seed)
-            allowed = tuple(bool(rng.random() >= cfg.no_resign_fraction) for _ in range(self._task_games(t)))
-            tasks.append(SelfPlayTask(it, t, len(allowed), seed, blob, settings, allowed))
-        clock = self._start_clock("selfplay")
-        bar = self._bar(cfg.games_per_iteration, f"self-play it {it}", initial=cfg.games_per_iteration - sum(
-            len(task.resign_allowed) for task in tasks))  # fmt: skip
-        stopped = False
-        try:
-            results = self._pool.run(play_selfplay_task, tasks)
-            for task, games in results:
-                self._store_task(task, games)
-                if bar is not None:
-                    bar.update(len(games))
-                    bar.set_postfix_str(self.status_line(), refresh=True)
-                if self._time_up():
-                    stopped = len(self.replay.done_tasks(it)) < n_tasks
-                    results.close()
-                    break
-        finally:
-            if bar is not None:
-                bar.close()
-            clock.stop()
-        if stopped or len(self.replay.done_tasks(it)) < n_tasks:
-            return False
-        self._calibrate_resign()
-        self.state["phase"] = "train"
-        self._save_state()
-        return True
-
-    def _store_task(self, task: SelfPlayTask, games: list[SelfPlayGame]) -> None:
-        """SGFs and summaries first, the replay chunk last: the chunk marks the task done."""
-        d = self._iter_dir(task.iteration)
-        lines = []
-        for k, g in enumerate(games):
-            name = f"t{task.task:05d}-g{k}"
-            (d / "games" / f"{name}.sgf").write_text(g.sgf, encoding="utf-8")
-            lines.append(json.dumps({"task": task.task, "game": k, **g.summary()}) + "\n")
-        with open(d / "selfplay.jsonl", "a", encoding="utf-8") as f:
-            f.writelines(lines)
-            f.flush()
-            os.fsync(f.fileno())
-        if games:
-            self.replay.add(combine_experience([g.experience for g in games]), task.iteration, task.task)
-
-    def _game_summaries(self, iteration: int) -> list[dict[str, Any]]:
-        """One summary per stored game (a task replayed after a crash keeps its last lines)."""
-        path = self.out / f"iter-{iteration:04d}" / "selfplay.jsonl"
-        if not path.is_file():
-            return []
-        done = self.replay.done_tasks(iteration)
-        latest: dict[tuple[int, int], dict] = {}
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue  # a line a crash cut short
-            if row.get("task") in done:
-                latest[(row["task"], row["game"])] = row
-        return list(latest.values())
-
-    def _calibrate_resign(self) -> None:
-        cfg = self.config.loop
-        it = self.state["iteration"]
-        lows: list[float] = []
-        played_out = false = 0
-        for i in range(max(0, it - cfg.calibration_iterations + 1), it + 1):
-            for row in self._game_summaries(i):
-                if not row["resign_allowed"]:
-                    if i == it:
-                        played_out += 1
-                        false += bool(row["false_resign"])
-                    if row["winner_low"] is not None:
-                        lows.append(float(row["winner_low"]))
-        self.state["played_out"] = played_out
-        self.state["false_resign_rate"] = false / played_out if played_out else None
-        if len(lows) >= cfg.calibration_min_games:
-            threshold = min(cfg.resign_max, calibrate_resign_threshold(lows))
-            self.state["resign_threshold"] = round(max(-1.0, threshold), 4)
-            self.state["resign_calibration"] = {"games": len(lows), "iteration": it}
-
-    # --- 2. training ----------------------------------------------------------------------------
-    def _train(self) -> None:
-        from dlgo.zero.trainer import train_candidate
-
-        it = self.state["iteration"]
-        positions = self.replay.positions(it)
-        if positions < self.config.train.min_positions:
-            self._say(f"iteration {it}: {positions} positions, training starts at {self.config.train.min_positions}")
-            self._finish_iteration({})
-            return
-        candidate = self._iter_dir(it) / "candidate.keras"
-        clock = self._start_clock("train")
-        metrics = train_candidate(
-            self.replay, it, self.out / "learner.keras", self.best_path if it == 0 else self._learner_init(),
-            candidate, self.config.train, seed=task_seed(self.config.loop.seed, it, 1 << 20),
-            card_fields={"training": self._training_card(it)}, progress=self.progress,
-            aux_heads=self.config.loop.aux_heads, global_pooling=self.config.loop.global_pooling,
-            schedule_iteration=it + int(self.carried.get("iteration", 0)),
-            trunk=(self.config.loop.blocks, self.config.loop.filters),
-        )  # fmt: skip
-        export_runtimes(candidate, self.config.selfplay.runtime == "int8")
-        clock.stop()
-        self.state["train_metrics"] = metrics
-        self.state["phase"] = "gate"
-        self._save_state()
-
-    def _learner_init(self) -> Path:
-        """Where a learner without a checkpoint starts: generation 0 (warm start)."""
-        return self.out / "generations" / "gen-0000.keras"
-
-    def _training_card(self, it: int) -> dict[str, Any]:
-        return {
-            "kind": "zero self-play",
-            "iteration": it,
-            "games": self.replay_games(),
-            "positions": self.replay.positions(it),
-            "config": str(self.config.path) if self.config.path else "",
-            "commands": self.state.get("commands", []),
-        }
-
-    # --- 3. gating (dlgo.zero.matches) ---------------------------------------------------------
-    def _gate_decided(self, games: dict[int, dict[str, Any]]) -> bool | None:
-        """True/False once no remaining game can change the verdict; None while open."""
-        return gate_verdict(games, self.config.gating)
-
-    def _gate(self) -> bool:
-        """Gate the iteration's candidate; False when stopped before the verdict."""
-        it = self.state["iteration"]
-        candidate = self._iter_dir(it) / "candidate.keras"
-        games, verdict = play_gating(self, candidate)
-        if verdict is None:
-            self._save_state()
-            return False
-        wins = sum(r["winner"] == 1 for r in games.values())
-        losses = sum(r["winner"] == -1 for r in games.values())
-        draws = len(games) - wins - losses
-        if verdict:
-            self.state["generation"] += 1
-            best = f"generations/gen-{self.state['generation']:04d}.keras"
-            copy_model(candidate, self.out / best)
-            self.state["best"] = best
-        self._finish_iteration(
-            {
-                "gate_wins": wins,
-                "gate_losses": losses,
-                "gate_draws": draws,
-                "gate_accept": self.config.gating.accept,
-                "accepted": int(verdict),
-            }
-        )
-        self._say(f"iteration {it}: candidate {wins}-{losses} ({draws} jigo): {'accepted' if verdict else 'rejected'}")
-        return True
-
-    def _finish_iteration(self, gate: dict[str, Any]) -> None:
-        it = self.state["iteration"]
-        seconds = self.state["seconds"]
-        # The phases' time since the last iteration ended: the totals minus their marks then.
-        selfplay_seconds = seconds["selfplay"] - seconds.get("_selfplay_mark", 0.0)
-        gate_seconds = seconds["gate"] - seconds.get("_gate_mark", 0.0)
-        seconds["_selfplay_mark"] = seconds["selfplay"]
-        seconds["_gate_mark"] = seconds["gate"]
-        row = iteration_row(
-            self.state, self._game_summaries(it), self.state.pop("train_metrics", {}) or {}, gate,
-            self.replay.positions(it), selfplay_seconds, gate_seconds,
-        )  # fmt: skip
-        self.state["history"].append(row)
-        self.state["iteration"] = it + 1
-        self.state["phase"] = "selfplay"
-        self._save_state()
-        write_csv(self.out / "iterations.csv", ITERATION_COLUMNS, self.state["history"])
-        self._write_plot()
-
-    # --- 4. anchor ------------------------------------------------------------------------------
-    def _needs_anchor(self) -> bool:
-        gen, anchor = self.state["generation"], self.config.anchor
-        return anchor.games > 0 and gen % max(1, anchor.every) == 0 and gen not in self.state["anchored"]
-
-    def _anchor(self) -> None:
-        play_anchor(self)
-
-    # --- shipping (dlgo.zero.handover) ---------------------------------------------------------------
-    def export(self, target: str | os.PathLike) -> Path:
-        """Copy the best generation to ``target`` with a model card of the whole run, and the
-        carry file and learner beside it (``dlgo.zero.carry``)."""
-        return export_run(self, Path(target))
-
-    def _resign_winrate(self) -> float:
-        return (float(self.state["resign_threshold"]) + 1.0) / 2.0
-
-    # --- outputs (dlgo.zero.report) -------------------------------------------------------------
-    def _write_plot(self) -> None:
-        try:
-            size = self.config.selfplay.board_size
-            plot_loop(self.out, title=f"AlphaGo Zero loop, {size}x{size}: {self.out.name}")
-        except Exception as e:  # a plot must never stop training
-            print(f"zero-loop: no plot ({e})", file=sys.stderr)
-
-    def _bar(self, total: int, desc: str, initial: int = 0):
-        if not self.progress:
-            return None
-        from tqdm import tqdm
-
-        return tqdm(total=total, initial=initial, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
+    # SIGINT too: a loop started in the background (`cmd &`) inherits SIGINT ignored, and
+    # `kill -INT` must still stop it cleanly.
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, stop)
+    try:
+        loop.run(args.iterations, args.max_minutes)
+    except KeyboardInterrupt:
+        print("zero-loop: interrupted; the same command resumes", file=sys.stderr)
+        return 130
+    print(f"zero-loop: {loop.status_line()}", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    from dlgo.zero.loop_cli import main
-
     sys.exit(main())

@@ -11,11 +11,9 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from dlgo.zero.loop import ZeroLoop
+from typing import Any
 
 __all__ = ["HEARTBEAT", "HEARTBEAT_SECONDS", "PhaseClock", "atomic_write", "recover_clock"]
 
@@ -38,42 +36,45 @@ class PhaseClock:
     A run killed in between (``kill -9``, power loss) leaves the mark: the next load counts
     ``base`` + the last heartbeat of that segment, losing at most a heartbeat's interval and
     never counting a second twice.
+
+    ``state`` is the loop's state (charged in place), ``out`` its folder (the heartbeat file),
+    ``on_stop`` what the loop does once the clock has stopped (forget it, save the state).
     """
 
-    def __init__(self, loop: ZeroLoop, phase: str) -> None:
-        self.loop = loop
+    def __init__(self, state: dict[str, Any], out: Path, phase: str, on_stop: Callable[[], None]) -> None:
+        self.state = state
+        self.heartbeat = out / HEARTBEAT
         self.phase = phase
-        self.base = float(loop.state["seconds"].get(phase, 0.0))
+        self.on_stop = on_stop
+        self.base = float(state["seconds"].get(phase, 0.0))
         self.start = time.monotonic()
         self.segment = f"{os.getpid()}-{time.time_ns()}"
-        loop.state["clock"] = {"segment": self.segment, "phase": phase, "base": self.base}
+        state["clock"] = {"segment": self.segment, "phase": phase, "base": self.base}
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._beat, name="zero-loop-clock", daemon=True)
         self._thread.start()
 
     def charge(self) -> None:
-        self.loop.state["seconds"][self.phase] = self.base + (time.monotonic() - self.start)
+        self.state["seconds"][self.phase] = self.base + (time.monotonic() - self.start)
 
     def _beat(self) -> None:
-        path = self.loop.out / HEARTBEAT
         while not self._stopped.wait(HEARTBEAT_SECONDS):
             beat = {"segment": self.segment, "seconds": round(time.monotonic() - self.start, 3)}
             try:
-                atomic_write(path, json.dumps(beat) + "\n")
+                atomic_write(self.heartbeat, json.dumps(beat) + "\n")
             except OSError:
                 pass  # the next beat tries again; the state saves still charge
 
     def stop(self) -> None:
-        """Charge the time so far and save the state (once; later calls do nothing)."""
+        """Charge the time so far, then ``on_stop`` (once; later calls do nothing)."""
         if self._stopped.is_set():
             return
         self._stopped.set()
         self._thread.join()
         self.charge()
-        self.loop.state.pop("clock", None)
-        self.loop._clock = None
-        self.loop._save_state()
-        (self.loop.out / HEARTBEAT).unlink(missing_ok=True)
+        self.state.pop("clock", None)
+        self.on_stop()  # the state is saved without the mark before the heartbeat goes
+        self.heartbeat.unlink(missing_ok=True)
 
 
 def recover_clock(state: dict[str, Any], out: Path) -> float:

@@ -20,7 +20,7 @@ from dlgo.zero.report import ELO_CLIP, ELO_COLUMNS, read_csv, write_csv
 from dlgo.zero.workers import GatingGame, GatingTask, ModelBlob, play_gating_task
 
 if TYPE_CHECKING:
-    from dlgo.zero.loop import ZeroLoop
+    from dlgo.zero.training_loop import ZeroLoop
 
 __all__ = ["gate_verdict", "gating_games", "play_gating", "store_gating_game", "play_anchor"]
 
@@ -75,9 +75,9 @@ def play_gating(loop: ZeroLoop, candidate: Path) -> tuple[dict[int, dict[str, An
     verdict is certain or the time is up); returns the games and the verdict (None: open)."""
     it = loop.state["iteration"]
     g = loop.config.gating
-    d = loop._iter_dir(it)
+    d = loop.iteration_dir(it)
     games = gating_games(loop.out, it)
-    clock = loop._start_clock("gate")
+    clock = loop.start_clock("gate")
     verdict = gate_verdict(games, g)
     if verdict is None:
         cand_blob, best_blob = ModelBlob.from_file(candidate), ModelBlob.from_file(loop.best_path)
@@ -100,9 +100,9 @@ def play_gating(loop: ZeroLoop, candidate: Path) -> tuple[dict[int, dict[str, An
             for i in range(g.games)
             if i not in games
         ]
-        bar = loop._bar(g.games, f"gating it {it}", initial=len(games))
+        bar = loop.progress_bar(g.games, f"gating it {it}", initial=len(games))
         try:
-            results = loop._pool.run(play_gating_task, tasks)
+            results = loop.run_on_workers(play_gating_task, tasks)
             for _, game in results:
                 store_gating_game(d, game)
                 games[game.index] = {"index": game.index, "winner": game.winner}
@@ -112,7 +112,7 @@ def play_gating(loop: ZeroLoop, candidate: Path) -> tuple[dict[int, dict[str, An
                     bar.update(1)
                     bar.set_postfix_str(f"candidate {w}-{lo} best")
                 verdict = gate_verdict(games, g)
-                if verdict is not None or loop._time_up():
+                if verdict is not None or loop.time_up():
                     results.close()
                     break
         finally:
@@ -131,12 +131,12 @@ def play_anchor(loop: ZeroLoop) -> None:
     a = loop.config.anchor
     gen = loop.state["generation"]
     size = loop.config.selfplay.board_size
-    clock = loop._start_clock("anchor")
+    clock = loop.start_clock("anchor")
     engine = dlgo_player(
         None, label=f"zero-gen{gen}",
         sets=(
             "agent=zero", f"zero.model={loop.best_path}", f"zero.rounds={a.visits}", "zero.threads=1",
-            "time.default_seconds=0", f"engine.board_size={size}", f"resign.threshold={loop._resign_winrate():.3f}",
+            "time.default_seconds=0", f"engine.board_size={size}", f"resign.threshold={loop.resign_winrate:.3f}",
         ),
     )  # fmt: skip
     opponent = gnugo_player(a.level)
@@ -176,6 +176,6 @@ def play_anchor(loop: ZeroLoop) -> None:
     elo_rows = [r for r in read_csv(loop.out / "elo.csv") if int(r["generation"]) != gen] + [row]
     write_csv(loop.out / "elo.csv", ELO_COLUMNS, elo_rows)
     loop.state["anchored"].append(gen)
-    loop._save_state()
-    loop._say(f"generation {gen} against {opponent.label}: {wins}-{losses} ({rate:.0%}), Elo {row['elo']}")
-    loop._write_plot()
+    loop.save_state()
+    loop.say(f"generation {gen} against {opponent.label}: {wins}-{losses} ({rate:.0%}), Elo {row['elo']}")
+    loop.write_plot()

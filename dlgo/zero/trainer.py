@@ -40,7 +40,16 @@ import numpy as np
 
 from dlgo.zero.experience import ReplayBuffer, training_batch, window_size
 
-__all__ = ["TrainerSettings", "train_candidate", "learning_rate", "blended_value_targets"]
+__all__ = [
+    "TrainerSettings",
+    "train_candidate",
+    "learning_rate",
+    "blended_value_targets",
+    "compile_learner",
+    "batch_targets",
+    "LOSS_NAMES",
+    "loss_values",
+]
 
 
 @dataclass(frozen=True)
@@ -74,7 +83,8 @@ def learning_rate(settings: TrainerSettings, iteration: int) -> float:
     return rate
 
 
-def _compile(model: Any, settings: TrainerSettings, rate: float) -> None:
+def compile_learner(model: Any, settings: TrainerSettings, rate: float) -> None:
+    """Compile ``model`` (policy, value, optional aux heads) with ``settings``' losses at ``rate``."""
     import keras
 
     from dlgo.train.optimizers import make_optimizer
@@ -111,7 +121,7 @@ def _load_learner(
     import keras
 
     import dlgo.networks  # noqa: F401  (registers custom objects)
-    from dlgo.networks.zero import conform_network
+    from dlgo.networks.grow import conform_network
 
     if checkpoint.exists():
         model = keras.saving.load_model(checkpoint, compile=True)
@@ -122,7 +132,7 @@ def _load_learner(
         model = fitted  # the heads or the trunk changed: a fresh optimizer
     else:
         model = conform_network(keras.saving.load_model(init_model, compile=False), aux_heads, global_pooling, trunk)
-    _compile(model, settings, rate)
+    compile_learner(model, settings, rate)
     return model
 
 
@@ -136,7 +146,7 @@ def blended_value_targets(rewards: np.ndarray, root_values: np.ndarray, q_weight
     return np.where(np.isnan(q), rewards, blended).astype(np.float32)
 
 
-def _targets(model: Any, batch: Any, q_weight: float = 0.0) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def batch_targets(model: Any, batch: Any, q_weight: float = 0.0) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The batch's targets and sample weights in the model's output order (aux: masked)."""
     from dlgo.networks.zero import SCORE_SCALE
 
@@ -188,7 +198,7 @@ def train_candidate(
     )
     rng = np.random.default_rng(seed)
     started = time.monotonic()
-    totals = np.zeros(len(_LOSSES))
+    totals = np.zeros(len(LOSS_NAMES))
     bar = None
     if progress:
         from tqdm import tqdm
@@ -196,9 +206,9 @@ def train_candidate(
         bar = tqdm(total=settings.steps_per_iteration, desc=f"train it {iteration}", unit="step", leave=False)
     for _ in range(settings.steps_per_iteration):
         batch = training_batch(window, settings.batch_size, rng, settings.augment)
-        y, weights = _targets(model, batch, settings.value_q_weight)
+        y, weights = batch_targets(model, batch, settings.value_q_weight)
         out = model.train_on_batch(batch.x, y, sample_weight=weights, return_dict=True)
-        losses = _losses(out)
+        losses = loss_values(out)
         totals += losses
         if bar is not None:
             bar.update(1)
@@ -207,7 +217,7 @@ def train_candidate(
         bar.close()
     mean = totals / max(1, settings.steps_per_iteration)
     kept = {"loss", "policy_loss", "value_loss"} | {f"{name}_loss" for name in model.output_names}
-    metrics: dict[str, Any] = {name: float(v) for name, v in zip(_LOSSES, mean) if name in kept}
+    metrics: dict[str, Any] = {name: float(v) for name, v in zip(LOSS_NAMES, mean) if name in kept}
     metrics |= {
         "aux_positions": float(window.aux_mask.mean()) if len(window) else 0.0,
         "lr": rate,
@@ -241,15 +251,15 @@ def train_candidate(
     return metrics
 
 
-_LOSSES = ("loss", "policy_loss", "value_loss", "ownership_loss", "score_loss")
+LOSS_NAMES = ("loss", "policy_loss", "value_loss", "ownership_loss", "score_loss")
 
 
-def _losses(out: dict[str, Any]) -> np.ndarray:
-    """``_LOSSES`` from ``train_on_batch``'s dict, whatever the backend names them (0: no such head)."""
-    found = dict.fromkeys(_LOSSES, 0.0)
+def loss_values(out: dict[str, Any]) -> np.ndarray:
+    """``LOSS_NAMES`` from ``train_on_batch``'s dict, whatever the backend names them (0: no such head)."""
+    found = dict.fromkeys(LOSS_NAMES, 0.0)
     found["loss"] = float(out.get("loss", 0.0))
     for k, v in out.items():
         for head in ("policy", "value", "ownership", "score"):
             if k.endswith("_loss") and head in k:
                 found[f"{head}_loss"] = float(v)
-    return np.array([found[name] for name in _LOSSES])
+    return np.array([found[name] for name in LOSS_NAMES])

@@ -1,6 +1,6 @@
 """Which self-play search teaches more per visit: PUCT's visit counts or Gumbel's improved policy?
 
-    python scripts/gumbel_targets.py --model weights/zero-9x9.keras --positions 200 \
+    python experiments/gumbel_targets.py --model weights/zero-9x9.keras --positions 200 \
         --visits 16 32 64 128 256 --reference 2048 --out docs/gumbel-targets.json
 
 Positions come from the network's own games (every move sampled from a 16-visit search, so
@@ -111,10 +111,7 @@ def main() -> None:
         reference.clear_tree()
         reference.tree.search(state, SearchBudget(max_visits=args.reference))
         ref = reference.tree.last_statistics.visit_counts.astype(np.float64)
-        prior = np.zeros_like(ref)
-        arena_ = reference.tree._arena
-        span = reference.tree._root_span()
-        prior[[arena_.zero_index(int(c)) for c in arena_.emove[span]]] = arena_.prior[span]
+        prior = reference.tree.root_priors().astype(np.float64)
         note("policy", ref, prior, int(np.argmax(prior)))
         for n in args.visits:
             play.clear_tree()

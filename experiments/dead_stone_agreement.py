@@ -1,8 +1,8 @@
 """How often our count agrees with GNU Go's on GNU Go's own finished games.
 
-    .venv/bin/python scripts/dead_stone_agreement.py --games 150 -- \\
+    .venv/bin/python experiments/dead_stone_agreement.py --games 150 -- \\
         --config configs/engine/default.toml --set scoring.dead_stones=playouts
-    .venv/bin/python scripts/dead_stone_agreement.py --games 150 -- \\
+    .venv/bin/python experiments/dead_stone_agreement.py --games 150 -- \\
         --config configs/engine/zero-9x9.toml --set zero.model=weights/NET.keras --set scoring.dead_stones=network
 
 GNU Go (level 1, Chinese rules) plays itself to two passes, one game per seed; every move is

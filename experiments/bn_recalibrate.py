@@ -1,7 +1,7 @@
 """Value calibration of a Zero network on self-play positions, and its batch-norm statistics
 recomputed (``dlgo.networks.batchnorm``): the measurement behind ``[train] bn_batches``.
 
-    python -m dlgo.zero.recalibrate --model weights/zero-9x9.keras \\
+    python experiments/bn_recalibrate.py --model weights/zero-9x9.keras \\
         --replay runs/zero-9x9-aux/replay --fit 0-1 --score 2-3 --out RECAL.keras
 
 Reads the loop's replay chunks of the ``--fit`` iterations to recompute the statistics and
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="save the recalibrated network here (with the model's card)")
     args = parser.parse_args(argv)
-    require_extra("train", "python -m dlgo.zero.recalibrate")
+    require_extra("train", "experiments/bn_recalibrate.py")
 
     from dlgo.inference.files import ModelFileError, card_of, check_model_file, save_model
 
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     report["after"] = calibration(model, score)
     if args.out:
         card = card_of(args.model)
-        notes = f"{card.notes} Batch-norm statistics recomputed (python -m dlgo.zero.recalibrate).".strip()
+        notes = f"{card.notes} Batch-norm statistics recomputed (experiments/bn_recalibrate.py).".strip()
         save_model(model, args.out, card.encoder, card.board_sizes, card=card, notes=notes)
         report["out"] = str(Path(args.out))
     print(json.dumps(report, indent=1))

@@ -1,6 +1,6 @@
 """Read every record of game archives with dlgo.sgf and, optionally, with GNU Go as the referee.
 
-    .venv/bin/python -m dlgo.data.sgf_scan [ARCHIVE_OR_FOLDER ...] [--every N] [--gnugo] [--compare N]
+    .venv/bin/python experiments/sgf_scan.py [ARCHIVE_OR_FOLDER ...] [--every N] [--gnugo] [--compare N]
 
 Archives are ``.tar.gz`` files of ``.sgf`` records (the book's KGS layout; default: every archive
 under ``../shared/data``). Each record is read with ``dlgo.sgf.read_game``; the summary counts the
@@ -26,7 +26,7 @@ from dlgo.match.players import find_gnugo
 from dlgo.sgf import SgfError, SgfGame, read_game
 from dlgo.utils import coords_from_point
 
-ROOT = Path(__file__).resolve().parents[2]  # the checkout; the archives default to ../shared/data beside it
+ROOT = Path(__file__).resolve().parents[1]  # the checkout; the archives default to ../shared/data beside it
 
 
 def archives(paths: list[str]) -> list[Path]:

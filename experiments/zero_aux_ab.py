@@ -2,7 +2,7 @@
 the same starting weights, trained with and without the ownership and score heads (and global
 pooling), compared on held-out games' policy cross-entropy and value MSE.
 
-    python scripts/zero_aux_ab.py --replay runs/aux-ab/data/replay --steps 600 --eval-every 150 \\
+    python experiments/zero_aux_ab.py --replay runs/aux-ab/data/replay --steps 600 --eval-every 150 \\
         --init weights/zero-9x9.keras --arms plain aux aux+pool --out runs/aux-ab/warm.json
 
 ``--init fresh`` starts every arm from the same random 4x48 network instead. The held-out set is
@@ -24,7 +24,8 @@ import numpy as np
 def _arm_model(init: str, arm: str, seed: int):
     import keras
 
-    from dlgo.networks.zero import conform_network, zero_model
+    from dlgo.networks.grow import conform_network
+    from dlgo.networks.zero import zero_model
 
     keras.utils.set_random_seed(seed)  # the grafted heads start alike in every run
     if init == "fresh":
@@ -69,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, combine_experience, training_batch
-    from dlgo.zero.trainer import TrainerSettings, _compile, _losses, _targets
+    from dlgo.zero.trainer import TrainerSettings, batch_targets, compile_learner, loss_values
 
     chunks = ReplayBuffer(args.replay).chunks()
     cut = len(chunks) - max(1, round(args.holdout * len(chunks)))
@@ -85,15 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     }
     for arm in args.arms:
         model = _arm_model(args.init, arm, args.seed)
-        _compile(model, settings, args.lr)
+        compile_learner(model, settings, args.lr)
         rng = np.random.default_rng(args.seed)  # the same batches and symmetries in every arm
         curve = [{"step": 0, **_held_out(model, held)}]
         began = time.monotonic()
         totals = np.zeros(5)
         for step in range(1, args.steps + 1):
             batch = training_batch(train, args.batch_size, rng)
-            y, w = _targets(model, batch)
-            totals += _losses(model.train_on_batch(batch.x, y, sample_weight=w, return_dict=True))
+            y, w = batch_targets(model, batch)
+            totals += loss_values(model.train_on_batch(batch.x, y, sample_weight=w, return_dict=True))
             if step % args.eval_every == 0 or step == args.steps:
                 curve.append({"step": step, **_held_out(model, held)})
                 print(arm, json.dumps(curve[-1]), file=sys.stderr, flush=True)

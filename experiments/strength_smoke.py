@@ -1,7 +1,7 @@
-"""Strength smoke test of the Zero search (issue 5): a script, not CI.
+"""Strength smoke test of the Zero search: a script, not CI.
 
-    python -m dlgo.match.strength_smoke                          # the shipped 19x19 network
-    python -m dlgo.match.strength_smoke --model weights/zero-19x19.keras --games 10 --seconds 1 -j 1
+    python experiments/strength_smoke.py                          # the shipped 19x19 network
+    python experiments/strength_smoke.py --model weights/zero-19x19.keras --games 10 --seconds 1 -j 1
 
 Three duels on 19x19 (dlgo.match: colours alternate, every move checked, GNU Go cross-checks the
 count), each in its own folder under ``--out`` so a rerun resumes:

@@ -1,7 +1,7 @@
 """What a 9x9 Zero network believes about the opening at several komis: its value (as a win
 rate) for Black on the empty board and for White after Black's tengen (E5).
 
-    python scripts/value_by_komi.py weights/zero-9x9.keras weights/zero-9x9-loop/zero-9x9.keras
+    python experiments/value_by_komi.py weights/zero-9x9.keras weights/zero-9x9-loop/zero-9x9.keras
 
 A network whose komi plane means something moves with the komi; one trained on lopsided
 self-play shows it here (docs/strength.md, 2026-11-27).
