@@ -17,20 +17,24 @@ from __future__ import annotations
 
 import logging
 import math
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from dlgo.goboard import MAX_SIZE, MIN_SIZE, GameState
+from dlgo.goboard import MAX_SIZE, MIN_SIZE
 from dlgo.gotypes import Player
+from dlgo.play.errors import PlayError as LibraryPlayError
+from dlgo.play.game import Game
 from dlgo.sgf import SgfError, read_game
 from dlgo.sgf.record import move_text
 from dlgo_web.bots import Bot, BotPool
 from dlgo_web.games import GameSession, GameStore, PlayError
 from dlgo_web.moves import MoveTextError, explain_illegal, parse_move
-from gtp_engine.decision import DecisionSettings, choose_move
 
 __all__ = ["create_app", "MAX_BODY_BYTES", "MAX_SGF_BYTES", "MAX_BOOK_MOVES"]
 
@@ -74,6 +78,25 @@ def _komi(data: dict[str, Any], default: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or abs(value) > 400:
         raise PlayError(f"komi must be a number (like 6.5 or 7.5), got {value!r}", 422)
     return float(value)
+
+
+def _require_size(bot: Bot, size: int) -> None:
+    if not bot.plays(size):
+        sizes = ", ".join(f"{n}x{n}" for n in bot.describe()["sizes"])
+        raise PlayError(f"bot {bot.name!r} does not play {size}x{size}" + (f": it plays {sizes}" if sizes else ""), 422)
+
+
+@contextmanager
+def _refused_as_422(what: str) -> Iterator[None]:
+    """What the bot raises for a board its agents cannot play (a network trained for another
+    size, say) is the request's fault, not the server's: a 422 saying ``what`` could not be done."""
+    try:
+        yield
+    except PlayError:
+        raise
+    except (ValueError, LibraryPlayError) as e:
+        log.info("%s: %s", what, e)
+        raise PlayError(f"{what}: {e}", 422) from None
 
 
 def _colour(data: dict[str, Any]) -> Player:
@@ -120,41 +143,31 @@ def create_app(bots: BotPool, games: GameStore | None = None) -> Flask:
         bot = _bot(bots, bot_name)
         data = _json_body()
         size = _int(data, "board_size", 19, MIN_SIZE, MAX_SIZE)
-        if not bot.plays(size):
-            raise PlayError(f"bot {bot.name!r} does not play {size}x{size}", 422)
+        _require_size(bot, size)
         moves = data.get("moves", [])
         if not isinstance(moves, list) or len(moves) > MAX_BOOK_MOVES:
             raise PlayError(f"moves must be a list of at most {MAX_BOOK_MOVES} moves like 'D4' or 'pass'", 422)
-        state = GameState.new_game(size, float(bot.config.section("engine")["komi"]))
+        play = bot.session()
+        engine = bot.config.section("engine", size)
+        play.game = Game(size, size, float(engine["komi"]), engine["handicap_compensation"])
         for number, text in enumerate(moves, 1):
             try:
                 move = parse_move(text, size, size)
             except MoveTextError as e:
                 raise PlayError(f"move {number}: {e}", 422) from None
+            if move.is_resign:
+                raise PlayError(f"move {number} is a resignation: the game is over, no move to select", 409)
+            state = play.game.state
             reason = state.illegal_reason(state.next_player, move)
             if reason is not None:
                 raise PlayError(f"move {number}: {explain_illegal(reason, str(text))}", 422)
-            state = state.apply_move(move)
-        if state.is_over():
+            play.game.play(state.next_player, move)
+        if play.game.state.is_over():
             raise PlayError("the game is over: no move to select", 409)
-        settings: DecisionSettings = bot.decision_settings(size)
-        agent = bot.acquire(size)
-        try:
-            opponent_passed = state.last_move is not None and state.last_move.is_pass
-            budget = bot.budget(size, agent, stop=None)
-            choice = choose_move(
-                agent,
-                state,
-                budget,
-                settings,
-                len(moves) + 1,
-                opponent_passed,
-                final_count=bot.final_count,
-                rng=bot.variety_rng(settings),
-            )
-            diagnostics = dict(agent.diagnostics())
-        finally:
-            bot.release(size, agent)
+        with _refused_as_422(f"bot {bot.name!r} cannot play {size}x{size}"):
+            plan = play.plan_move(play.game.state.next_player, started=time.monotonic())
+            choice, agent = play.decide(plan)
+        diagnostics = dict(agent.diagnostics()) if agent is not None else {}
         if choice.result is not None:
             best = choice.result.best
             diagnostics.update(visits=choice.result.visits, winrate=round(float(choice.result.winrate), 4))
@@ -171,7 +184,9 @@ def create_app(bots: BotPool, games: GameStore | None = None) -> Flask:
         size = _int(data, "size", 9, MIN_SIZE, MAX_SIZE)
         komi = _komi(data, float(bot.config.section("engine")["komi"]))
         handicap = _int(data, "handicap", 0, 0, 9)
-        session = GameSession.start(bot, size, komi, handicap, _colour(data))
+        _require_size(bot, size)
+        with _refused_as_422(f"bot {bot.name!r} cannot play {size}x{size}"):
+            session = GameSession.start(bot, size, komi, handicap, _colour(data))
         store.add(session)
         return jsonify(session.to_json()), 201
 
@@ -189,7 +204,9 @@ def create_app(bots: BotPool, games: GameStore | None = None) -> Flask:
             record = read_game(raw, name=str(data.get("name") or "upload.sgf")[:80], log_repairs=False)
         except (SgfError, ValueError) as e:
             raise PlayError(f"cannot read the SGF: {e}", 422) from None
-        session = GameSession.from_record(bot, record, _colour(data))
+        rows, cols = record.board_size
+        with _refused_as_422(f"bot {bot.name!r} cannot continue this {cols}x{rows} record"):
+            session = GameSession.from_record(bot, record, _colour(data))
         store.add(session)
         return jsonify(session.to_json()), 201
 

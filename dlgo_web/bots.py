@@ -1,42 +1,29 @@
 """The bots the web page offers: engine configs (``configs/engine/*.toml``), each one bot.
 
-A bot is what the GTP engine would play with that config: the same checked config
-(``dlgo.play.config.load_config``), the same agent per board size (``Config.agent_for_size``),
-built through the same registry, with the config's time per move and end-of-game rules. The
-book serves a map of name -> agent (book 8.2); here the name is the config file's stem.
-
-Agents keep state between moves (a search tree), so one agent serves one search at a time:
-``BotPool`` lends an idle agent of the right bot and size, builds another when all are busy,
-and keeps a few for the next move.
+A bot is what the GTP engine plays with that config: its games are play sessions of the
+library (``dlgo.play.PlaySession``) on the bot's own agents (one ``AgentPool`` per bot, which
+lends each search an agent of its own and keeps a few spares when several games think at
+once). The book serves a map of name -> agent (book 8.2); here the name is the config file's stem.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import random
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dlgo import agent_registry as registry
-from dlgo.agent.base import Agent
-from dlgo.deadstones import Count, count
-from dlgo.goboard import GameState
 from dlgo.play.agents import AgentPool
 from dlgo.play.config import Config, ConfigError, check_model_files, default_config_path, load_config
-from dlgo.play.decision import DecisionSettings
 from dlgo.play.session import PlaySession
-from dlgo.search import SearchAgent, SearchBudget
 
 __all__ = ["Bot", "BotPool", "load_bots", "shipped_config_paths", "PAGE_SIZES"]
 
 log = logging.getLogger(__name__)
 
 PAGE_SIZES = (9, 13, 19)  # the sizes the page offers; the book's endpoint takes any size a bot plays
-WARM_UP_VISITS = 16  # one network batch, as the engine warms its agents up
-IDLE_AGENTS_KEPT = 2  # per bot and size: enough for a few players at once without rebuilding
 
 
 @dataclass
@@ -46,9 +33,6 @@ class Bot:
     name: str
     config: Config
     agents: AgentPool = field(init=False, repr=False)  # one per bot: every game of the bot shares it
-    _idle: dict[int, list[Agent]] = field(default_factory=dict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _rng: random.Random | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.agents = AgentPool(self.config)
@@ -87,58 +71,8 @@ class Bot:
             seconds = min(seconds, time["max_seconds"])
         return seconds
 
-    def budget(self, size: int, agent: Agent, stop: threading.Event | None) -> SearchBudget:
-        """A move's search: the agent's rounds, the config's seconds, the page's stop button."""
-        visits = agent.visit_limit if isinstance(agent, SearchAgent) else None
-        return SearchBudget(max_visits=visits, max_seconds=self.seconds_per_move(size), stop=stop)
-
-    def decision_settings(self, size: int) -> DecisionSettings:
-        section = self.config.section
-        return DecisionSettings.from_config(section("resign", size), section("pass", size), section("variety", size))
-
-    def variety_rng(self, settings: DecisionSettings) -> random.Random | None:
-        """What draws this bot's varied opening moves (None when the config turns variety off)."""
-        if not settings.variety.enabled:
-            return None
-        with self._lock:
-            if self._rng is None:
-                self._rng = settings.variety.rng()
-            return self._rng
-
-    def final_count(self, state: GameState) -> Count:
-        """``state`` counted as a finished game is (the config's ``scoring``); the bot's pass after
-        the person's asks this count, so it passes only into a count the page then confirms."""
-        scoring = self.config.section("scoring", state.board.num_rows)
-        return count(state, scoring["playouts"], scoring["seed"])
-
     def section(self, name: str, size: int) -> dict:
         return self.config.section(name, size)
-
-    # --- agents -------------------------------------------------------------------------------
-    def acquire(self, size: int) -> Agent:
-        """An agent for ``size`` for this caller alone (built if none is idle); give it back with
-        :meth:`release`. ``ValueError`` when no agent of the config plays ``size``."""
-        with self._lock:
-            idle = self._idle.get(size)
-            if idle:
-                return idle.pop()
-        found = self.config.agent_for_size(size)
-        if found is None:
-            raise ValueError(f"bot {self.name!r} does not play {size}x{size}")
-        name, params = found
-        params = registry.resolve_paths(registry.get(name), params, self.config.resolve_path)
-        log.info("building %s (%s) for %dx%d", self.name, name, size, size)
-        agent = registry.build_agent(name, params, size)
-        if isinstance(agent, SearchAgent):
-            # compiled kernels and the network's first answer (slow once) before a move's clock runs
-            agent.search(GameState.new_game(size), SearchBudget(max_visits=WARM_UP_VISITS))
-        return agent
-
-    def release(self, size: int, agent: Agent) -> None:
-        with self._lock:
-            idle = self._idle.setdefault(size, [])
-            if len(idle) < IDLE_AGENTS_KEPT:
-                idle.append(agent)
 
 
 class BotPool:

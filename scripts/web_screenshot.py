@@ -39,6 +39,9 @@ def main() -> int:
         WebDriverWait(driver, 20).until(lambda d: Select(d.find_element(By.ID, "bot")).options)
         Select(driver.find_element(By.ID, "size")).select_by_value("19")
         driver.find_element(By.ID, "start").click()
+        # a changed size may start a game by itself: play on the last one started
+        form = driver.find_element(By.ID, "new-game")
+        WebDriverWait(driver, 30).until(lambda d: form.get_attribute("aria-busy") is None)
         WebDriverWait(driver, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".shudan-vertex")) == 361)
         idle = lambda d: not d.find_element(By.ID, "stop").is_enabled()  # noqa: E731
         for x, y in MOVES:

@@ -10,8 +10,10 @@ import pytest
 
 pytest.importorskip("flask", reason="the web server needs Flask (pip install -e .)")
 
+from dlgo import agent_registry as registry  # noqa: E402
 from dlgo.goboard import GameState, Move  # noqa: E402
 from dlgo.gotypes import Player  # noqa: E402
+from dlgo.play.errors import AgentBuildError  # noqa: E402
 from dlgo.utils import point_from_coords  # noqa: E402
 from dlgo_web import create_app, load_bots  # noqa: E402
 from dlgo_web.app import MAX_SGF_BYTES  # noqa: E402
@@ -47,6 +49,7 @@ def test_the_bots_are_the_configs_with_their_agents(client):
     data = client.get("/api/bots").get_json()
     assert [b["name"] for b in data["bots"]] == ["random", "mcts"]
     assert data["bots"][1]["agents"] == {"9": "mcts", "13": "mcts", "19": "mcts"}
+    assert data["bots"][1]["sizes"] == [9, 13, 19]
 
 
 def test_the_shipped_default_config_lists_its_agents_by_size():
@@ -100,6 +103,71 @@ def test_a_size_the_bot_does_not_play_is_refused(tmp_path):
     assert response.status_code == 422 and "does not play 9x9" in response.get_json()["error"]
     response = client.post("/api/games", json={"bot": "tiny", "size": 9})
     assert response.status_code == 422 and "does not play 9x9" in response.get_json()["error"]
+
+
+NINE_ONLY = 'agent = "alphabeta"\n\n[size.9]\nagent = "random"\n'  # game-tree search plays up to 7x7
+
+
+def test_a_bot_that_plays_9x9_only_is_refused_other_sizes_by_name(tmp_path):
+    config = tmp_path / "nine.toml"
+    config.write_text(NINE_ONLY)
+    client = create_app(load_bots([str(config)])).test_client()
+    assert client.get("/api/bots").get_json()["bots"][0]["sizes"] == [9]
+    for path, body in (
+        ("/select-move/nine", {"board_size": 19, "moves": []}),
+        ("/select-move/nine", {"board_size": 13, "moves": ["D4"]}),
+        ("/api/games", {"bot": "nine", "size": 19}),
+        ("/api/games", {"bot": "nine", "size": 13, "colour": "white"}),
+    ):
+        response = client.post(path, json=body)
+        size = body.get("board_size", body.get("size"))
+        assert response.status_code == 422, (path, body)
+        assert response.get_json()["error"] == f"bot 'nine' does not play {size}x{size}: it plays 9x9"
+    assert client.post("/select-move/nine", json={"board_size": 9, "moves": []}).status_code == 200
+    sgf = client.post("/api/games/sgf", json={"sgf": "(;GM[1]SZ[19];B[pd])", "bot": "nine"})
+    assert sgf.status_code == 422 and "'nine' does not play 19x19" in sgf.get_json()["error"]
+
+
+NETWORK_AGENT = "web-test-9x9-network"
+
+
+@pytest.fixture(params=[ValueError, AgentBuildError], ids=["ValueError", "AgentBuildError"])
+def network_9x9(request, tmp_path):
+    """A bot whose agent is offered on every size but fails to build off 9x9, raising what a 9x9
+    network's loader raises (``ModelFileError``, a ValueError) or what the play layer does."""
+
+    def build(params, size: int):
+        if size != 9:
+            raise request.param(f"the model plays 9x9 only, not {size}x{size}")
+        return registry.build_agent("random", {}, size)
+
+    registry.register(registry.AgentType(NETWORK_AGENT, "fails off 9x9", {}, build, searches=False))
+    config = tmp_path / "net9.toml"
+    config.write_text(f'agent = "{NETWORK_AGENT}"\n')
+    yield create_app(load_bots([str(config)])).test_client()
+    del registry.REGISTRY[NETWORK_AGENT]
+
+
+def test_an_agent_that_cannot_be_built_for_the_size_is_a_422_not_a_500(network_9x9):
+    response = network_9x9.post("/select-move/net9", json={"board_size": 19, "moves": ["D4"]})
+    assert response.status_code == 422
+    error = response.get_json()["error"]
+    assert error.startswith("bot 'net9' cannot play 19x19: ") and "9x9 only" in error
+    assert network_9x9.post("/select-move/net9", json={"board_size": 9, "moves": []}).status_code == 200
+
+
+@pytest.mark.parametrize("name", ["pg-9x9", "q-9x9", "ac-9x9"])
+def test_the_shipped_9x9_networks_are_refused_on_19x19(name):
+    """The issue's case: a 9x9 network's bot was offered on 19x19 and answered HTTP 500."""
+    pytest.importorskip("keras", reason="the 9x9 networks need Keras")
+    config = ROOT / "configs/engine" / f"{name}.toml"
+    client = create_app(load_bots([str(config)])).test_client()
+    response = client.post(f"/select-move/{name}", json={"board_size": 19, "moves": []})
+    assert response.status_code == 422 and f"'{name}'" in response.get_json()["error"]
+    assert "19x19" in response.get_json()["error"]
+    assert client.get("/api/bots").get_json()["bots"][0]["sizes"] == [9]
+    response = client.post("/api/games", json={"bot": name, "size": 19})
+    assert response.status_code == 422 and f"'{name}' does not play 19x19" in response.get_json()["error"]
 
 
 def test_a_game_plays_undoes_and_rejects_illegal_moves_without_changing(client):

@@ -4,6 +4,7 @@ its modules are small rooms like theirs (tests/test_architecture.py checks those
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -40,3 +41,11 @@ def test_the_page_loads_nothing_from_the_network():
         assert "http://" not in text and "https://" not in text and "//cdn" not in text, name
     bundle = sum(p.stat().st_size for p in (static / "shudan").iterdir())
     assert bundle < 1 << 20
+
+
+def test_every_element_the_page_script_uses_is_in_the_page():
+    static = ROOT / "dlgo_web" / "static"
+    script = (static / "page.js").read_text(encoding="utf-8")
+    ids = set(re.findall(r'\bid="([\w-]+)"', (static / "index.html").read_text(encoding="utf-8")))
+    used = set(re.findall(r"\$\('([\w-]+)'\)", script))
+    assert used and used <= ids, sorted(used - ids)

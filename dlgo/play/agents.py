@@ -174,9 +174,14 @@ class AgentPool:
         agent_type = registry.get(name)
         if agent_type.build is None:
             raise AgentBuildError(agent_type.unavailable or f"agent '{name}' is not available")
-        key = (name, tuple(sorted(params.items())))
+        key: tuple = (name, tuple(sorted(params.items())))
         with self._lock:
             build = self._builds.get(key)
+            if build is not None and build.error is not None and (build.rows, build.cols) != (rows, cols):
+                # One agent serves every size its parameters play, but a failed build names its
+                # own board: another size tries its own build.
+                key += ((rows, cols),)
+                build = self._builds.get(key)
             if build is None:
                 build = self._builds[key] = AgentBuild(name, params, rows, cols)
                 self._queue.append(build)
