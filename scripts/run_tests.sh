@@ -21,6 +21,11 @@ fi
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
     apt_install chromium chromium-driver || echo "warning: chromium not installed; the browser tests skip" >&2
 fi
+# KataGo (../shared/tools/katago, the analysis protocol's reference in the conformance and KaTrain
+# tests) needs libzip; those comparisons skip with the reason without it.
+if ! ldconfig -p 2>/dev/null | grep -q "libzip\.so\.4"; then
+    apt_install libzip4 || echo "warning: libzip4 not installed; the KataGo comparisons skip" >&2
+fi
 export PATH="$PATH:/usr/games"
 scripts/setup_env.sh test
 .venv/bin/ruff check .

@@ -149,3 +149,56 @@ def test_kgs_archive():
                 break
     assert parsed + failed == 20
     assert parsed >= 18
+
+
+def test_node_and_root_properties_are_written_and_read_back():
+    start = GameState.new_game(9)
+    moves = [(B, Move.play(Point(3, 3))), (W, Move.play(Point(7, 7))), (B, Move.play(Point(5, 5)))]
+    text = write_game(
+        moves,
+        start,
+        comments=["first", None, None],
+        node_properties=[{"TE": ["1"]}, {"BM": ["2"], "TR": ["cc", "gg"]}, None],
+        root_comment="summary ] with \\ escapes",
+        root_properties={"SBKV": ["52.5"], "GN": ["review"]},
+        date="",
+    )
+    game = read_game(text)
+    assert game.moves == moves
+    assert game.comments == ["first", None, None]  # what the reader knew before still reads the same
+    from sgfmill import sgf
+
+    nodes = sgf.Sgf_game.from_string(text).get_main_sequence()
+    root = nodes[0]
+    assert root.get("C") == "summary ] with \\ escapes"
+    assert root.get("SBKV") == "52.5" and root.get("GN") == "review"
+    assert nodes[1].get("TE") == 1 and nodes[1].get("C") == "first"
+    assert nodes[2].get("BM") == 2 and nodes[2].get_raw_list("TR") == [b"cc", b"gg"]
+    assert not nodes[3].has_property("BM") and not nodes[3].has_property("C")
+
+
+def test_extra_properties_keep_the_writers_own_and_refuse_bad_ones():
+    start = GameState.new_game(9, komi=6.5)
+    moves = [(B, Move.play(Point(3, 3)))]
+    text = write_game(
+        moves,
+        start,
+        comments=["mine"],
+        node_properties=[{"B": ["aa"], "C": ["theirs"]}],
+        root_properties={"KM": ["0"], "SZ": ["19"]},
+    )
+    game = read_game(text)
+    assert game.moves == moves and game.comments == ["mine"]
+    assert game.komi == 6.5 and game.board_size == (9, 9)
+    for bad in ({"bm": ["1"]}, {"BM": []}, {"BM": "1"}):
+        with pytest.raises(ValueError, match="node_properties\\[0\\]"):
+            write_game(moves, start, node_properties=[bad])
+    with pytest.raises(ValueError, match="root_properties"):
+        write_game(moves, start, root_properties={"C1": ["x"]})
+
+
+def test_without_annotations_the_text_is_unchanged():
+    final = random_game(9, 3, max_moves=30)
+    plain = write_game(final, date="2024-01-01")
+    assert write_game(final, date="2024-01-01", node_properties=None, root_properties=None) == plain
+    assert write_game(final, date="2024-01-01", node_properties=[None] * 30, root_properties={}) == plain

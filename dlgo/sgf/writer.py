@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from sgfmill import sgf_grammar
@@ -41,6 +42,20 @@ def _setup_node(setup: Setup, rows: int) -> dict[str, list[bytes]]:
     return node
 
 
+_IDENT = re.compile(r"[A-Z]+")
+
+
+def _extra_properties(node: dict[str, list[bytes]], extra: Mapping[str, Sequence[str]] | None, where: str) -> None:
+    """Add ``extra`` to ``node``: each value escaped as SGF text (points and numbers have nothing
+    to escape), the writer's own properties kept as they are."""
+    for ident, values in (extra or {}).items():
+        if not _IDENT.fullmatch(ident):
+            raise ValueError(f"{where}: {ident!r} is no SGF property identifier (capital letters)")
+        if isinstance(values, str) or not values:
+            raise ValueError(f"{where}: property {ident} needs a list of one or more values")
+        node.setdefault(ident, [_text(v) for v in values])
+
+
 def _moves_of(state: GameState) -> list[tuple[Player, Move]]:
     """Moves from the root to ``state`` with who made each.
 
@@ -68,6 +83,9 @@ def write_game(
     handicap: int | None = None,
     komi: float | None = None,
     application: str = f"dlgo:{__version__}",
+    node_properties: Sequence[Mapping[str, Sequence[str]] | None] | None = None,
+    root_comment: str | None = None,
+    root_properties: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """SGF text (FF[4], UTF-8) for a game.
 
@@ -160,6 +178,9 @@ def write_game(
     inferred = moves[0][0] if moves else default_first_player(handicap, bool(black))
     if first is not inferred:
         root["PL"] = [COLOUR_LETTER[first].encode()]
+    if root_comment is not None:
+        root["C"] = [_text(root_comment)]
+    _extra_properties(root, root_properties, "root_properties")
 
     tree = sgf_grammar.Coarse_game_tree()
     tree.sequence.append(root)
@@ -171,6 +192,8 @@ def write_game(
         node = {COLOUR_LETTER[player]: [value]}
         if comments is not None and i < len(comments) and comments[i] is not None:
             node["C"] = [_text(comments[i])]
+        if node_properties is not None and i < len(node_properties):
+            _extra_properties(node, node_properties[i], f"node_properties[{i}]")
         tree.sequence.append(node)
         setup = setups.get(i + 1)
         if setup is not None:
