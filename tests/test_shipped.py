@@ -4,6 +4,7 @@ their ONNX export alone, and the wheel installed in a fresh venv outside the che
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -219,3 +220,22 @@ def test_wheel_without_extras_names_the_extra_and_refuses_a_cut_network(installe
     proc = _run([installed_wheel / "bin" / "dlgo-gtp", f"--set=size.9.zero.model={cut}"], tmp_path, "name\n")
     assert proc.returncode == 2 and proc.stdout == ""
     assert f"size.9.zero.model: {cut}: not a usable ONNX model file" in proc.stderr
+
+
+def test_wheel_answers_analysis_queries_and_reviews_without_extras(installed_wheel: Path, tmp_path: Path) -> None:
+    """KaTrain's and a reviewer's path from the package: ``dlgo-analysis`` answers a query with the
+    shipped network, ``dlgo-review`` annotates a game, neither needs an extra."""
+    query = (
+        '{"id":"q1","moves":[["B","E5"],["W","C3"]],"rules":"chinese","komi":7,"boardXSize":9,'
+        '"boardYSize":9,"analyzeTurns":[2],"maxVisits":16,"includeOwnership":true}\n'
+    )
+    proc = _run([installed_wheel / "bin" / "dlgo-analysis"], tmp_path, query)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answer = json.loads(proc.stdout.splitlines()[0])
+    assert answer["id"] == "q1" and answer["turnNumber"] == 2 and answer["moveInfos"]
+    assert len(answer["ownership"]) == 81
+    game = tmp_path / "game.sgf"
+    game.write_text("(;GM[1]FF[4]SZ[9]KM[7];B[ee];W[cc];B[gg];W[cg])", encoding="utf-8")
+    proc = _run([installed_wheel / "bin" / "dlgo-review", game, "-o", tmp_path / "out.sgf", "--visits", "8"], tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (tmp_path / "out.sgf").read_text(encoding="utf-8").count("C[") >= 4
