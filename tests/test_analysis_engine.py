@@ -382,7 +382,10 @@ def test_an_agent_without_a_score_head_still_scores_every_move():
     finally:
         assert e.close() == 0
     root = got["rootInfo"]
-    assert root["scoreLead"] > 5 and root["scoreStdev"] > 0 and got["ownership"][index("E9")] > 0.5
+    assert root["scoreLead"] > 0 and root["scoreStdev"] > 0 and got["ownership"][index("E9")] > 0.5
+    # the logistic with the 9x9 scale (1.4 points per unit of log-odds), not the playouts' spread
+    p = min(0.999, max(0.001, root["winrate"]))
+    assert root["scoreLead"] == pytest.approx(1.395 * math.log(p / (1 - p)), abs=0.01)
     assert got["moveInfos"] and all(math.isfinite(m["scoreLead"]) for m in got["moveInfos"])
     best = got["moveInfos"][0]
     assert (best["scoreLead"] > 0) == (best["winrate"] > 0.5)

@@ -63,8 +63,13 @@ def _num(x: float, digits: int | None = None) -> float:
     return round(x, digits) if digits is not None else x
 
 
+# An exact 0 (a point the playouts split evenly) is no value to KaTrain 1.20, whose board then
+# fails drawing that stone; a network's ownership is never exactly 0 either.
+_EVEN = 1e-6
+
+
 def _grid(values: np.ndarray, to_move: Player, report_as: str) -> list[float]:
-    return [_num(v, 6) for v in ownership_as(values, to_move, report_as).ravel()]
+    return [_num(v, 6) or _EVEN for v in ownership_as(values, to_move, report_as).ravel()]
 
 
 def no_results(turn: int) -> dict[str, Any]:
@@ -75,19 +80,19 @@ def no_results(turn: int) -> dict[str, Any]:
 class _Scorer:
     """Score leads, spreads and utilities of one answer, in the mover's view."""
 
-    def __init__(self, result: SearchResult, extras: TurnExtras) -> None:
+    def __init__(self, result: SearchResult, extras: TurnExtras, rows: int, cols: int) -> None:
         self.extras = extras
+        self.rows, self.cols = rows, cols
         if extras.playouts is not None:
             self.stdev = extras.playouts.stdev
         elif extras.ownership is not None:
             self.stdev = stdev_from_ownership(extras.ownership)
         else:
             self.stdev = 0.0
-        self.root_lead = self.lead(result.score_lead, result.winrate, self.stdev)
+        self.root_lead = self.lead(result.score_lead, result.winrate)
 
-    @staticmethod
-    def lead(score: float | None, winrate: float, stdev: float) -> float:
-        return float(score) if score is not None else lead_from_winrate(winrate, stdev)
+    def lead(self, score: float | None, winrate: float) -> float:
+        return float(score) if score is not None else lead_from_winrate(winrate, self.rows, self.cols)
 
     def utility(self, winrate: float, lead: float) -> float:
         u = 2.0 * winrate - 1.0
@@ -109,7 +114,7 @@ def answer(
     to_move = state.next_player
     report_as = options.report_as
     sign = sign_for(report_as, to_move)
-    scorer = _Scorer(result, extras)
+    scorer = _Scorer(result, extras, state.board.num_rows, state.board.num_cols)
     kept = [c for c in result.candidates if c.visits > 0 and options.keeps(to_move, c.move)]
     infos = [_move_info(c, order, options, extras, scorer, to_move) for order, c in enumerate(kept)]
     this_hash, sym_hash = position_hashes(state)
@@ -146,7 +151,7 @@ def _move_info(
     stats = extras.moves.get(key) if extras.moves is not None else None
     own = stats.ownership if stats is not None and stats.ownership is not None else extras.ownership
     stdev = stdev_from_ownership(own) if own is not None and extras.playouts is None else scorer.stdev
-    lead = scorer.lead(c.score_lead, c.winrate, stdev)
+    lead = scorer.lead(c.score_lead, c.winrate)
     winrate = min(1.0, max(0.0, c.winrate))
     pv = [move_to_text(m) for m in (c.pv or [c.move])][: 1 + options.pv_length]
     info: dict[str, Any] = {

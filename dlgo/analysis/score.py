@@ -8,11 +8,14 @@ gets its scores from random playouts and its win rates:
 - ``playout_estimate``: random playouts from the position, counted by area (the rollouts of
   book chapter 4): the mean final owner of each point (ownership) and the mean and standard
   deviation of the final score;
-- ``lead_from_winrate``: a logistic fit of win rate against score. If the final score is
-  logistic around the lead with the playouts' spread ``s`` (a logistic of scale ``s * sqrt(3) /
-  pi`` has that standard deviation), a win rate ``p`` means a lead of ``scale * ln(p / (1 - p))``.
-  So a 50% move leads by 0, and the lead of a win rate shrinks as the game settles and the
-  playouts' spread with it.
+- ``lead_from_winrate``: a logistic fit of win rate against score. If the final margin is
+  logistic around the lead ``L`` with scale ``s``, the win rate is ``1 / (1 + exp(-L / s))``, so
+  a win rate ``p`` means a lead of ``s * ln(p / (1 - p))``. The scale grows with the board's
+  side, ``s = 0.155 * sqrt(rows * cols)``: 1.4 points on 9x9, 2.9 on 19x19, measured here (the
+  9x9 network's score head against the logit of its win rate in its own games, 819 positions:
+  slope 1.4; the 19x19 network's win rates against the final margins of 25 counted 9-dan
+  games, maximum likelihood: 3.0). The random playouts' own spread is no scale for this: on an
+  open 19x19 board it is some 40 points, which turned every point of win rate into points.
 
 ``stdev_from_ownership`` gives KataGo's ``scoreStdev`` from an ownership map: each point ends
 +1 or -1 with mean ``o``, variance ``1 - o^2``; the spread of the count of independent points is
@@ -31,10 +34,16 @@ from dlgo.goboard import GameState
 from dlgo.gotypes import Player
 from dlgo.playout import board_array, kernel
 
-__all__ = ["PlayoutEstimate", "playout_estimate", "lead_from_winrate", "stdev_from_ownership", "LOGISTIC_SCALE"]
+__all__ = [
+    "PlayoutEstimate",
+    "playout_estimate",
+    "lead_from_winrate",
+    "score_scale",
+    "SCALE_PER_SIDE",
+    "stdev_from_ownership",
+]
 
-LOGISTIC_SCALE = math.sqrt(3.0) / math.pi  # a logistic's scale per unit of standard deviation
-_WINRATE_CLIP = 1e-4  # a win rate of 0 or 1 means a large lead, not an infinite one
+_WINRATE_CLIP = 1e-3  # a win rate of 0 or 1 means a large lead, not an infinite one
 
 
 @dataclass
@@ -72,11 +81,23 @@ def playout_estimate(state: GameState, playouts: int) -> PlayoutEstimate:
     return PlayoutEstimate(grid, float(sample.mean()), float(sample.std()), playouts)
 
 
-def lead_from_winrate(winrate: float, stdev: float) -> float:
-    """The lead (points, the same side's view) a win rate means when the final score spreads
-    with ``stdev``: the logistic fit of the module docstring."""
-    p = min(1.0 - _WINRATE_CLIP, max(_WINRATE_CLIP, winrate))
-    return max(0.5, stdev) * LOGISTIC_SCALE * math.log(p / (1.0 - p))
+# Points per unit of a win rate's log-odds, per board side: measured on this project's networks
+# (docs/analysis.md, "Scores without a score head"): 1.4 on 9x9, 2.9 on 19x19.
+SCALE_PER_SIDE = 0.155
+
+
+def score_scale(rows: int, cols: int) -> float:
+    """Points per unit of log-odds of the win rate on a ``rows`` x ``cols`` board: a game's
+    margin spreads with the board's side."""
+    return SCALE_PER_SIDE * math.sqrt(rows * cols)
+
+
+def lead_from_winrate(winrate: float, rows: int, cols: int) -> float:
+    """The lead (points, the same side's view) a win rate means on this board: the logistic of
+    the module docstring with ``score_scale``. A 50% move leads by 0; the win rate is clipped to
+    [0.001, 0.999], so an estimated lead stays within about 6.9 scales (20 points on 19x19)."""
+    p = min(1.0 - _WINRATE_CLIP, max(_WINRATE_CLIP, float(winrate)))
+    return score_scale(rows, cols) * math.log(p / (1.0 - p))
 
 
 def stdev_from_ownership(ownership: np.ndarray) -> float:
