@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
-import threading
 from collections.abc import Sequence
 
 from dlgo.analysis import DEFAULT_MAX_QUEUED, DEFAULT_THREADS
 from dlgo.analysis.perspective import REPORT_AS
 from dlgo.play.config import ConfigError, check_model_files, default_config_path, load_config
+from dlgo.play.process import exit_status, reserve_stdout, setup_logging
 
 __all__ = ["main"]
 
@@ -86,19 +85,6 @@ def _positive(text: str) -> int:
     return value
 
 
-def _setup_logging(level: str, path: str) -> None:
-    root = logging.getLogger()
-    root.handlers.clear()
-    root.setLevel(level.upper())
-    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
-    if path:
-        handlers.append(logging.FileHandler(path, encoding="utf-8"))
-    for handler in handlers:
-        handler.setFormatter(fmt)
-        root.addHandler(handler)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     path = args.config if args.config is not None else default_config_path()
@@ -110,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     log_file = config.resolve_path(config.get("log.file"))
     try:
-        _setup_logging(args.log_level or config.get("log.level"), log_file)
+        setup_logging(args.log_level or config.get("log.level"), log_file)
     except OSError as e:
         print(f"{PROG}: config error: {path or 'defaults'}: log.file: cannot open {log_file}: {e}", file=sys.stderr)
         return 2
@@ -118,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from dlgo.play.memory import tune_malloc
 
     tune_malloc()  # before any thread: a long review must not grow the heap
-    out = _reserve()
+    out = reserve_stdout()
     from dlgo.analysis import Analyzer
     from dlgo_analysis.engine import AnalysisEngine
     from dlgo_analysis.output import JsonWriter
@@ -139,26 +125,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _exit(status, out)
 
 
-def _reserve():
-    from dlgo_analysis.output import reserve_stdout
-
-    return reserve_stdout()
-
-
 def _exit(status: int, out) -> int:
-    """``status``, at once when an agent is still being built in the background: tearing the
-    interpreter down under numba's compiler in that thread can abort inside LLVM."""
-    from dlgo.play.agents import AGENT_BUILD_THREAD
-
+    """``status`` once the answers' stream is closed (``exit_status``: at once while an agent is
+    still being built)."""
     try:
         out.close()
     except OSError:
         pass
-    if any(t.name == AGENT_BUILD_THREAD and t.is_alive() for t in threading.enumerate()):
-        logging.shutdown()
-        sys.stderr.flush()
-        os._exit(status)
-    return status
+    return exit_status(status)
 
 
 if __name__ == "__main__":

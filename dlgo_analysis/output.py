@@ -1,29 +1,18 @@
 """The JSON lines the engine writes: one object per line on the original stdout, from any thread.
 
-Before anything else the engine moves file descriptor 1 aside for its answers and points fd 1
-(and ``sys.stdout``) at stderr, so that nothing else (a library's print, a C extension's banner)
-can ever put a line that is not JSON where a client reads answers.
+Before anything else the engine moves file descriptor 1 aside for its answers
+(``dlgo.play.process.reserve_stdout``), so that nothing else (a library's print, a C extension's
+banner) can ever put a line that is not JSON where a client reads answers.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import sys
 import threading
 from typing import Any, BinaryIO
 
-__all__ = ["JsonWriter", "reserve_stdout"]
-
-
-def reserve_stdout() -> BinaryIO:
-    """A private binary stream on the original stdout; fd 1 and ``sys.stdout`` then go to stderr."""
-    sys.stdout.flush()
-    fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(fd, "wb")
+__all__ = ["JsonWriter"]
 
 
 def _finite(value: Any) -> Any:

@@ -1,7 +1,9 @@
 """Command line: ``dlgo-review GAME.sgf -o REVIEWED.sgf`` or ``dlgo-review FOLDER -o OUTFOLDER``
 (also ``python -m dlgo_review``).
 
-Every move of a record searched by the config's agent for its board size and annotated as SGF:
+Every move of a record searched by the config's agent for its board size (the analysis engine's
+library, ``dlgo.analysis.Analyzer``: several positions at once on shared network batches) and
+annotated as SGF:
 win rate, score lead, the engine's best move, points lost, and the largest mistakes marked
 (``dlgo.review``; docs/review.md). A folder is reviewed record by record under a progress bar on
 stderr and can be resumed: records whose review is already written are skipped.
@@ -15,19 +17,19 @@ reviews are kept, the one under way is not written).
 from __future__ import annotations
 
 import argparse
-import logging
-import os
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from dlgo.play.config import ConfigError, check_model_files, default_config_path, load_config
+from dlgo.play.process import exit_status, setup_logging
 
 __all__ = ["main"]
 
 PROG = "dlgo-review"
 DEFAULT_VISITS = 100
+CLOSE_TIMEOUT = 5.0  # seconds to wait for the analysis threads at the end
+DEFAULT_THREADS = 4  # dlgo.analysis.analyzer.DEFAULT_THREADS (not imported: --help stays quick)
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -42,6 +44,12 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--visits", type=int, default=DEFAULT_VISITS, help=f"visits per position (default {DEFAULT_VISITS})"
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=DEFAULT_THREADS,
+        help=f"positions searched at once, on shared network batches (default {DEFAULT_THREADS})",
     )
     parser.add_argument(
         "--config", metavar="FILE", help="engine TOML config (default: configs/engine/default.toml, as dlgo-gtp)"
@@ -63,28 +71,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.visits < 1:
         parser.error(f"--visits must be at least 1, got {args.visits}")
+    if args.threads < 1:
+        parser.error(f"--threads must be at least 1, got {args.threads}")
     return args
-
-
-def _setup_logging(level: str) -> None:
-    root = logging.getLogger()
-    root.handlers.clear()
-    root.setLevel(level.upper())
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root.addHandler(handler)
-
-
-def _exit_status(status: int) -> int:
-    """``status``; or an immediate exit with it while an agent is still built in the background
-    (Ctrl-C during a build): tearing the interpreter down under numba's compiler can abort."""
-    from dlgo.play.agents import AGENT_BUILD_THREAD
-
-    if any(t.name == AGENT_BUILD_THREAD and t.is_alive() for t in threading.enumerate()):
-        logging.shutdown()
-        sys.stderr.flush()
-        os._exit(status)
-    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -103,9 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as e:
         print(f"{PROG}: config error: {e}", file=sys.stderr)
         return 2
-    _setup_logging(config.get("log.level"))
+    setup_logging(config.get("log.level"))
 
-    from dlgo.play.session import PlaySession
+    from dlgo.analysis import Analyzer
     from dlgo_review.jobs import find_jobs
     from dlgo_review.runner import review_jobs
 
@@ -113,17 +102,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not jobs:
         print(f"{PROG}: {source}: no .sgf records found", file=sys.stderr)
         return 1
-    outcome = review_jobs(
-        PlaySession(config), jobs, args.visits, resume=source.is_dir() and not args.force, progress=args.progress
-    )
+    analyzer = Analyzer(config, threads=args.threads)
+    try:
+        outcome = review_jobs(
+            analyzer, jobs, args.visits, resume=source.is_dir() and not args.force, progress=args.progress
+        )
+    finally:  # also on Ctrl-C: the searches under way end, an agent build is not waited for long
+        analyzer.scheduler.close(finish=False, timeout=CLOSE_TIMEOUT)
     summary = f"{outcome.reviewed} reviewed, {outcome.skipped} skipped (already reviewed), {outcome.failed} failed"
     if outcome.interrupted:
         print(f"{PROG}: interrupted: {summary}; run the same command again to go on", file=sys.stderr)
-        return _exit_status(130)
+        return exit_status(130)
     print(f"{PROG}: {summary}", file=sys.stderr)
     if outcome.failed:
         print(f"{PROG}: {outcome.failed} of {len(jobs)} record(s) failed", file=sys.stderr)
-    return _exit_status(1 if outcome.failed else 0)
+    return exit_status(1 if outcome.failed else 0)
 
 
 if __name__ == "__main__":

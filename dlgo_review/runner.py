@@ -1,4 +1,4 @@
-"""Reviewing a list of jobs: one session for them all, a progress bar, one line per failure.
+"""Reviewing a list of jobs: one analyser for them all, a progress bar, one line per failure.
 
 The bar counts positions across every record still to review (a record of ``n`` moves is
 ``n + 1`` searches) and shows the records done. A record that cannot be read, or whose board
@@ -17,9 +17,9 @@ from tqdm import tqdm
 from tqdm.contrib.logging import logging_redirect_tqdm
 
 from dlgo import __version__
+from dlgo.analysis import Analyzer
 from dlgo.handicap import handicap_compensation
 from dlgo.play.errors import PlayError
-from dlgo.play.session import PlaySession
 from dlgo.review import analyze_game, record_root, review_positions, reviewed_sgf
 from dlgo.sgf import SgfError, SgfGame, read_game
 from dlgo_review.jobs import Job, is_done, write_atomically
@@ -42,9 +42,9 @@ def _say(message: str) -> None:
     tqdm.write(f"{PROG}: {message}", file=sys.stderr)
 
 
-def _header(session: PlaySession, game: SgfGame, visits: int) -> str:
+def _header(analyzer: Analyzer, game: SgfGame, visits: int) -> str:
     rows, cols = game.board_size
-    spec = session.agents.resolve(rows, cols)
+    spec = analyzer.pool.agents.resolve(rows, cols)
     agent = "?" if spec is None else spec[0]
     model = spec[1].get("model") if spec is not None else None
     if model:
@@ -52,12 +52,12 @@ def _header(session: PlaySession, game: SgfGame, visits: int) -> str:
     return f"dlgo review ({PROG} {__version__}): {visits} visits per position, agent {agent}"
 
 
-def _review_one(session: PlaySession, job: Job, game: SgfGame, visits: int, bar: tqdm) -> None:
-    rule = session.config.get("engine.handicap_compensation")
+def _review_one(analyzer: Analyzer, job: Job, game: SgfGame, visits: int, bar: tqdm) -> None:
+    rule = analyzer.config.get("engine.handicap_compensation")
     komi = game.komi + handicap_compensation(game.handicap, rule)
     positions = review_positions(game, komi=komi)
-    analyses = analyze_game(session, positions, visits, progress=lambda _: bar.update(1))
-    text, _ = reviewed_sgf(game, analyses, header=_header(session, game, visits), root=record_root(job.source))
+    analyses = analyze_game(analyzer, positions, visits, progress=lambda _: bar.update(1))
+    text, _ = reviewed_sgf(game, analyses, header=_header(analyzer, game, visits), root=record_root(job.source))
     write_atomically(job.target, text)
     log.info("%s: reviewed into %s", job.source, job.target)
 
@@ -74,7 +74,7 @@ def _read(job: Job, outcome: Outcome, log_repairs: bool = True) -> SgfGame | Non
 
 
 def review_jobs(
-    session: PlaySession, jobs: Sequence[Job], visits: int, *, resume: bool, progress: bool | None
+    analyzer: Analyzer, jobs: Sequence[Job], visits: int, *, resume: bool, progress: bool | None
 ) -> Outcome:
     """Review ``jobs`` in order (``resume``: skip those already done); see the module's docstring.
     ``progress``: show the bar (None: when stderr is a terminal)."""
@@ -109,7 +109,7 @@ def review_jobs(
                     continue
                 before = bar.n
                 try:
-                    _review_one(session, job, game, visits, bar)
+                    _review_one(analyzer, job, game, visits, bar)
                 except PlayError as e:  # no agent for the board size, a broken network, ...
                     _say(f"{job.source}: {e}")
                     outcome.failed += 1

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import re
 import sys
-import threading
 from collections.abc import Sequence
 
 from dlgo.play.config import (
@@ -29,6 +27,7 @@ from dlgo.play.config import (
     load_config,
     model_files,
 )
+from dlgo.play.process import exit_status, reserve_stdout, setup_logging
 
 __all__ = ["main"]
 
@@ -44,20 +43,6 @@ class _NoChatFilter(logging.Filter):
             record.msg = _CHAT_WORDS.sub(r"\1 :", message)
             record.args = None
         return True
-
-
-def _setup_logging(level: str, path: str) -> None:
-    root = logging.getLogger()
-    root.handlers.clear()
-    root.setLevel(level.upper())
-    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
-    if path:
-        handlers.append(logging.FileHandler(path, encoding="utf-8"))
-    for handler in handlers:
-        handler.setFormatter(fmt)
-        handler.addFilter(_NoChatFilter())
-        root.addHandler(handler)
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -89,15 +74,6 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "kernels, warmed up) and exit",
     )
     return parser.parse_args(argv)
-
-
-def _reserve_stdout() -> object:
-    """A private binary stream on the original stdout; fd 1 and sys.stdout then go to stderr."""
-    sys.stdout.flush()
-    gtp_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(gtp_fd, "wb")
 
 
 def _print_version(config: Config) -> int:
@@ -177,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     log_file = config.resolve_path(config.get("log.file"))
     try:
-        _setup_logging(config.get("log.level"), log_file)
+        setup_logging(config.get("log.level"), log_file, [_NoChatFilter()])
     except OSError as e:
         print(
             f"dlgo-gtp: config error: {args.config or 'defaults'}: log.file: cannot open {log_file}: {e}",
@@ -188,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from dlgo.play.memory import tune_malloc
 
     tune_malloc()  # before any thread: days of games must not grow the heap (dlgo.play.memory)
-    gtp_out = _reserve_stdout()
+    gtp_out = reserve_stdout()
     from dlgo.play.clock import process_started
     from gtp_engine.channel import Channel, OutputClosed
     from gtp_engine.engine import Engine
@@ -210,20 +186,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
     return exit_status(status)
-
-
-def exit_status(status: int) -> int:
-    """``status``; or, while an agent is still being built in the background, an immediate exit
-    with it (every answer is out by now): tearing the interpreter down under numba's compiler in
-    that thread can abort inside LLVM (seen once at a ``quit`` soon after a start on a cold
-    cache), and nothing of an unfinished build is worth waiting for."""
-    from dlgo.play.agents import AGENT_BUILD_THREAD
-
-    if any(t.name == AGENT_BUILD_THREAD and t.is_alive() for t in threading.enumerate()):
-        logging.shutdown()
-        sys.stderr.flush()
-        os._exit(status)
-    return status
 
 
 if __name__ == "__main__":

@@ -197,7 +197,7 @@ def test_the_engine_exits_at_once_while_an_agent_is_still_being_built(building):
     cache) is not waited for nor torn down under: the process ends at once with its status."""
     program = (
         "import threading, time, sys\n"
-        "from gtp_engine.__main__ import exit_status\n"
+        "from dlgo.play.process import exit_status\n"
         "from dlgo.play.agents import AGENT_BUILD_THREAD\n"
         f"if {building}:\n"
         "    threading.Thread(target=time.sleep, args=(60,), name=AGENT_BUILD_THREAD, daemon=True).start()\n"

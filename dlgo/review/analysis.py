@@ -1,35 +1,41 @@
-"""The numbers of a game review: one search per position, as ``TurnAnalysis``.
+"""The numbers of a game review: every position searched by the analysis library, as ``TurnAnalysis``.
 
-``analyze_game`` is the one place a review gets its numbers from. Today it searches the
-positions one after another with the board's agent of a ``PlaySession`` (the play layer: the
-config's agent for the board size, built once and kept); a batching analyser that searches many
-positions at once on shared network batches can take its place behind the same signature.
+``analyze_game`` is the one place a review gets its numbers from: it hands the positions to a
+``dlgo.analysis.Analyzer`` (the analysis engine's library), which searches several at once with
+the config's agent for the board size on shared network batches, and turns each of its answers
+(KataGo's analysis answer) into a ``TurnAnalysis``.
 
-Views: a search reports values for the player to move at its root. ``TurnAnalysis`` keeps them
-so (``winrate``, ``score_lead``) and gives Black's view too (``black_winrate``,
-``black_score_lead``), as KataGo's analysis engine reports ``rootInfo`` from one side
-(docs/Analysis_Engine.md, ``reportAnalysisWinratesAs``). Where the agent has no score head the
-leads are estimated from win rates (``dlgo.review.estimate``) and ``score_estimated`` is set.
+Views: the answers are asked for from Black's view (``reportAnalysisWinratesAs`` BLACK);
+``TurnAnalysis`` keeps the values for the player to move (``winrate``, ``score_lead``) and gives
+Black's view too (``black_winrate``, ``black_score_lead``). The answer's ``scoreLead`` is the one
+score: where the board's agent has no score head the analysis library estimates it
+(``dlgo.analysis.score``, docs/analysis.md, "Scores without a score head") and
+``score_estimated`` is set.
 """
 
 from __future__ import annotations
 
+import itertools
+import queue
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from dlgo.analysis.analyzer import Analyzer
+from dlgo.analysis.options import TurnOptions
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
 from dlgo.play.config import Config
+from dlgo.play.errors import PlayError
 from dlgo.play.game import position_for
-from dlgo.play.session import PlaySession
-from dlgo.review.estimate import lead_from_winrate
-from dlgo.search import SearchBudget, SearchResult
 from dlgo.sgf import SgfGame
+from dlgo.utils import point_from_coords
 
 __all__ = [
     "MAX_CANDIDATES",
     "PV_LENGTH",
+    "AnalysisFailed",
     "AnalysisStopped",
     "Candidate",
     "TurnAnalysis",
@@ -39,12 +45,18 @@ __all__ = [
 
 MAX_CANDIDATES = 5  # candidates kept per position: the review shows the best, a viewer a few more
 PV_LENGTH = 8  # moves kept of each candidate's principal variation
+WINDOW = 256  # turns of one game queued at once (the analyser's queue is bounded)
 
 ProgressCallback = Callable[["TurnAnalysis"], None]
+_keys = itertools.count()
 
 
 class AnalysisStopped(Exception):
     """``analyze_game``'s ``stop`` was set before every position was searched."""
+
+
+class AnalysisFailed(PlayError):
+    """The analyser could not analyse a position (its message names the turn)."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +66,7 @@ class Candidate:
     move: Move
     visits: int
     winrate: float
-    score_lead: float  # estimated from ``winrate`` when the turn's ``score_estimated``
+    score_lead: float  # estimated by the analyser when the turn's ``score_estimated``
     prior: float
     pv: tuple[Move, ...]  # starts with ``move``
 
@@ -67,7 +79,7 @@ class TurnAnalysis:
     to_move: Player
     winrate: float  # the root's, for ``to_move``
     score_lead: float  # points ``to_move`` leads by (the root's mean)
-    score_estimated: bool  # True: ``score_lead`` and the candidates' come from win rates
+    score_estimated: bool  # True: the agent has no score head; the analyser estimated the leads
     visits: int
     candidates: tuple[Candidate, ...]  # best first, at most MAX_CANDIDATES
 
@@ -138,37 +150,46 @@ def _with_komi(states: list[GameState], komi: float | None) -> list[GameState]:
     return [renewed[id(s)] for s in states]
 
 
-def _turn(turn: int, state: GameState, result: SearchResult) -> TurnAnalysis:
-    rows, cols = state.board.num_rows, state.board.num_cols
-    estimated = result.score_lead is None
+def _move(text: str) -> Move:
+    return Move.pass_turn() if text.strip().lower() == "pass" else Move.play(point_from_coords(text))
 
-    def lead(winrate: float, score: float | None) -> float:
-        return lead_from_winrate(winrate, rows, cols) if estimated or score is None else float(score)
 
-    candidates = tuple(
-        Candidate(
-            move=c.move,
-            visits=int(c.visits),
-            winrate=float(c.winrate),
-            score_lead=lead(c.winrate, c.score_lead),
-            prior=float(c.prior),
-            pv=tuple(c.pv[:PV_LENGTH]) if c.pv else (c.move,),
+def _turn(turn: int, state: GameState, answer: dict[str, Any], estimated: bool) -> TurnAnalysis:
+    """The answer (values from Black's view) as a ``TurnAnalysis`` (for the player to move)."""
+    to_move = state.next_player
+    sign = 1.0 if to_move is Player.black else -1.0
+
+    def winrate(black: float) -> float:
+        return float(black) if to_move is Player.black else 1.0 - float(black)
+
+    candidates = []
+    for info in sorted(answer.get("moveInfos", ()), key=lambda i: i["order"])[:MAX_CANDIDATES]:
+        move = _move(info["move"])
+        pv = tuple(_move(m) for m in info.get("pv", ())[:PV_LENGTH])
+        candidates.append(
+            Candidate(
+                move=move,
+                visits=int(info["visits"]),
+                winrate=winrate(info["winrate"]),
+                score_lead=sign * float(info["scoreLead"]),
+                prior=float(info["prior"]),
+                pv=pv or (move,),
+            )
         )
-        for c in result.candidates[:MAX_CANDIDATES]
-    )
+    root = answer["rootInfo"]
     return TurnAnalysis(
         turn=turn,
-        to_move=state.next_player,
-        winrate=float(result.winrate),
-        score_lead=lead(result.winrate, result.score_lead),
+        to_move=to_move,
+        winrate=winrate(root["winrate"]),
+        score_lead=sign * float(root["scoreLead"]),
         score_estimated=estimated,
-        visits=int(result.visits),
-        candidates=candidates,
+        visits=int(root["visits"]),
+        candidates=tuple(candidates),
     )
 
 
 def analyze_game(
-    session_or_config: PlaySession | Config,
+    analyzer_or_config: Analyzer | Config,
     states: Sequence[GameState],
     visits: int,
     progress: ProgressCallback | None = None,
@@ -179,12 +200,14 @@ def analyze_game(
 
     ``states``: positions of one board size, each searched for its ``next_player`` (a review
     passes ``review_positions(game)``: the position before each move, then the final one).
-    ``session_or_config``: the ``PlaySession`` whose agents search (its game is set to the
-    board size; reuse one session for many games, its agents are built once), or a ``Config``
-    for a session of its own. ``progress`` is called with each analysis as it is done.
-    ``stop``: once set, the search under way ends and ``AnalysisStopped`` is raised.
+    ``analyzer_or_config``: the ``Analyzer`` that searches (reuse one for many games: its agents
+    are built once), or a ``Config`` for an analyser of its own, closed at the end. The positions
+    are searched several at once; ``progress`` is called (in this thread) with each analysis as
+    it is done, in the order they finish. ``stop``: once set, the searches under way end, the
+    others are dropped and ``AnalysisStopped`` is raised.
     Raises ``dlgo.play.errors.UnsupportedSize`` (no agent of the config plays the board),
-    ``AgentBuildError`` and ``NoAnalysis`` (the board's agent does not search).
+    ``AgentBuildError``, ``NoAnalysis`` (the board's agent does not search) and
+    ``AnalysisFailed`` (the analyser could not analyse a position; the message names it).
     """
     if visits < 1:
         raise ValueError(f"visits must be at least 1, got {visits}")
@@ -193,19 +216,68 @@ def analyze_game(
     rows, cols = states[0].board.num_rows, states[0].board.num_cols
     if any((s.board.num_rows, s.board.num_cols) != (rows, cols) for s in states):
         raise ValueError("analyze_game: the positions are not all of one board size")
-    session = session_or_config if isinstance(session_or_config, PlaySession) else PlaySession(session_or_config)
-    if (session.game.rows, session.game.cols) != (rows, cols):
-        session.game.clear(rows, cols)
-    agent = session.searching_agent()
-    out: list[TurnAnalysis] = []
-    for turn, state in enumerate(states):
-        if stop is not None and stop.is_set():
-            raise AnalysisStopped(f"stopped after {turn} of {len(states)} positions")
-        result = agent.search(state, SearchBudget(max_visits=visits, stop=stop, banks_time=False))
-        if stop is not None and stop.is_set():  # a search cut short is no answer
-            raise AnalysisStopped(f"stopped after {turn} of {len(states)} positions")
-        analysis = _turn(turn, state, result)
-        out.append(analysis)
-        if progress is not None:
-            progress(analysis)
-    return out
+    if isinstance(analyzer_or_config, Analyzer):
+        return _analyze(analyzer_or_config, states, visits, progress, stop)
+    analyzer = Analyzer(analyzer_or_config)
+    try:
+        return _analyze(analyzer, states, visits, progress, stop)
+    finally:
+        analyzer.close(finish=False)
+
+
+def _analyze(
+    analyzer: Analyzer,
+    states: Sequence[GameState],
+    visits: int,
+    progress: ProgressCallback | None,
+    stop: threading.Event | None,
+) -> list[TurnAnalysis]:
+    rows, cols = states[0].board.num_rows, states[0].board.num_cols
+    analyzer.check_board(rows, cols)
+    options = TurnOptions(max_visits=visits, report_as="BLACK", pv_length=PV_LENGTH - 1)
+    key = f"review-{next(_keys)}"
+    answers: queue.Queue[tuple[int, dict[str, Any] | str]] = queue.Queue()
+
+    def on_answer(answer: dict[str, Any]) -> None:
+        if not answer.get("isDuringSearch"):
+            answers.put((int(answer["turnNumber"]), answer))
+
+    def on_error(turn: int, message: str) -> None:
+        answers.put((turn, message))
+
+    n = len(states)
+    out: list[TurnAnalysis | None] = [None] * n
+    submitted = done = 0
+    estimated: bool | None = None
+    finished = False
+    try:
+        while done < n:
+            if submitted < n and submitted - done <= WINDOW // 2:  # the analyser's queue is bounded
+                upto = min(n, done + WINDOW)
+                analyzer.submit(key, [(t, states[t]) for t in range(submitted, upto)], options, on_answer, on_error)
+                submitted = upto
+            if estimated is None:  # the board's agent (built by now, or waited for): a score head?
+                _, _, agent = analyzer.pool.agents.get(rows, cols)
+                estimated = not getattr(agent, "network_ownership", False)
+            if stop is not None and stop.is_set():
+                raise AnalysisStopped(f"stopped after {done} of {n} positions")
+            try:
+                turn, got = answers.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if stop is not None and stop.is_set():  # a search cut short is no answer
+                raise AnalysisStopped(f"stopped after {done} of {n} positions")
+            if isinstance(got, str) or "error" in got or "rootInfo" not in got:
+                message = got if isinstance(got, str) else got.get("error", "no results")
+                analyzer.check_board(rows, cols)  # the board's own error (a failed build), if that is it
+                raise AnalysisFailed(f"position {turn} (after {turn} moves) could not be analysed: {message}")
+            analysis = _turn(turn, states[turn], got, estimated)
+            out[turn] = analysis
+            done += 1
+            if progress is not None:
+                progress(analysis)
+        finished = True
+    finally:
+        if not finished:
+            analyzer.terminate(key)
+    return [a for a in out if a is not None]

@@ -5,8 +5,8 @@ Per move node (the position after the move):
 - a comment after the record's own: ``Black 54.3% | B+1.2 | best D4 (B+2.0) | lost 0.8 points``,
   Black's win rate and the score after the move, the search's best move in the position before
   it with that move's score, and the points the move lost (``dlgo.review.judge``); ``~`` marks a
-  score estimated from a win rate. A second line names the class and the search's line where the
-  move was not the best;
+  score the analysis estimated (the agent has no score head). A second line names the class and
+  the search's line where the move was not the best;
 - SGF's move annotations (FF[4]): ``BM[2]`` a blunder, ``BM[1]`` a mistake, ``DO[]`` (doubtful)
   an inaccuracy, ``TE[1]`` the search's first choice;
 - ``TR[]`` on the best move's point where another move was played (empty after the move too: a
@@ -52,7 +52,7 @@ class Annotations:
 
 
 def score_text(black_lead: float, estimated: bool = False) -> str:
-    """``B+1.2`` / ``W+0.8`` (``~`` in front when estimated from a win rate)."""
+    """``B+1.2`` / ``W+0.8`` (``~`` in front when estimated: no score head)."""
     lead = round(black_lead, 1) + 0.0  # no "-0.0"
     text = f"B+{lead:.1f}" if lead >= 0 else f"W+{-lead:.1f}"
     return ("~" if estimated else "") + text
@@ -122,7 +122,9 @@ def _root_comment(
 ) -> str:
     lines = [header] if header else []
     if any(r.before.score_estimated for r in reviews):
-        lines.append("Scores (~) are estimated from win rates: the agent has no score head (docs/review.md).")
+        lines.append(
+            "Scores (~) are estimated from win rates and random playouts: the agent has no score head (docs/review.md)."
+        )
     lines.append(f"Thresholds: {thresholds.describe()}.")
     lines.append("")
     lines.append(_player_line(reviews, Player.black, names[0]))

@@ -9,9 +9,9 @@ counts as 0 for classes and averages, as in KaTrain's game report (``katrain/cor
 
 Classes: a move is an inaccuracy, a mistake or a blunder by the points it lost or by the win
 rate it lost, whichever gives the higher class. By points (KaTrain's way), on 19x19: from 1, 3
-and 8 points; smaller boards have smaller margins, so these shrink with the board's side (as the
-scale of ``dlgo.review.estimate`` does), rounded to half points, at least half a point: 9x9 0.5 /
-1.5 / 4, 13x13 0.5 / 2 / 5.5. By win rate (the way of reviews before score heads, GoReviewPartner
+and 8 points; smaller boards have smaller margins, so these shrink in proportion to the board's
+side (``sqrt(rows * cols) / 19``), rounded to half points, at least half a point: 9x9 0.5 / 1.5 /
+4, 13x13 0.5 / 2 / 5.5. By win rate (the way of reviews before score heads, GoReviewPartner
 and Lizzie): from 10, 20 and 40 percentage points. Both, because the shipped 9x9 network's score
 head is compressed: filling an eye of a living 7-stone group (tests/test_review.py) costs 60% of
 the game but 3 of its points. The search's own first choice is never classed (what it seems to
