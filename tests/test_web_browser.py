@@ -213,8 +213,13 @@ def viewport(browser, width: int, height: int) -> Iterator[None]:
     """The page's viewport (window.innerWidth x innerHeight) at ``width`` x ``height`` for a while."""
     before = browser.get_window_rect()
     browser.set_window_rect(width=width, height=height)
-    inner_w, inner_h = browser.execute_script("return [innerWidth, innerHeight]")
-    browser.set_window_rect(width=2 * width - inner_w, height=2 * height - inner_h)  # less the window's frame
+    for _ in range(10):  # the window's frame taken off; a loaded machine resizes late, so measure again
+        time.sleep(0.1)
+        inner_w, inner_h = browser.execute_script("return [innerWidth, innerHeight]")
+        if (inner_w, inner_h) == (width, height):
+            break
+        outer = browser.get_window_rect()
+        browser.set_window_rect(width=outer["width"] + width - inner_w, height=outer["height"] + height - inner_h)
     try:
         yield
     finally:
