@@ -15,8 +15,7 @@ from collections.abc import Sequence
 
 from dlgo.analysis import DEFAULT_MAX_QUEUED, DEFAULT_THREADS
 from dlgo.analysis.perspective import REPORT_AS
-from dlgo.play.config import ConfigError, check_model_files, default_config_path, load_config
-from dlgo.play.process import exit_status, reserve_stdout, setup_logging
+from dlgo.play.process import exit_status, load_checked_config, reserve_stdout, setup_logging
 
 __all__ = ["main"]
 
@@ -87,13 +86,10 @@ def _positive(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
-    path = args.config if args.config is not None else default_config_path()
-    try:
-        config = load_config(path, args.set)
-        check_model_files(config)
-    except ConfigError as e:
-        print(f"{PROG}: config error: {e}", file=sys.stderr)
+    config = load_checked_config(PROG, args.config, args.set)
+    if config is None:
         return 2
+    path = config.path
     log_file = config.resolve_path(config.get("log.file"))
     try:
         setup_logging(args.log_level or config.get("log.level"), log_file)

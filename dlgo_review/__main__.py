@@ -21,8 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dlgo.play.config import ConfigError, check_model_files, default_config_path, load_config
-from dlgo.play.process import exit_status, setup_logging
+from dlgo.play.process import exit_status, load_checked_config, setup_logging
 
 __all__ = ["main"]
 
@@ -85,12 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if source.is_dir() and output.exists() and not output.is_dir():
         print(f"{PROG}: {output}: a folder is reviewed into a folder, and this is a file", file=sys.stderr)
         return 2
-    config_path = args.config if args.config is not None else default_config_path()
-    try:
-        config = load_config(config_path, args.set)
-        check_model_files(config)
-    except ConfigError as e:
-        print(f"{PROG}: config error: {e}", file=sys.stderr)
+    config = load_checked_config(PROG, args.config, args.set)
+    if config is None:
         return 2
     setup_logging(config.get("log.level"))
 

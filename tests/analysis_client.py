@@ -45,6 +45,28 @@ def query(qid: str, **fields) -> dict:
     return q
 
 
+def black_ahead_query(report_as: str, to_move: str) -> tuple[dict, int]:
+    """A query on ``FILLED`` (Black far ahead) asking values from ``report_as``'s side, and the
+    sign those values must have: +1 where they are Black's, -1 where White's."""
+    q = query(
+        f"view-{report_as}-{to_move}",
+        initialStones=FILLED,
+        initialPlayer=to_move,
+        includeOwnership=True,
+        overrideSettings={"reportAnalysisWinratesAs": report_as},
+    )
+    black_view = report_as == "BLACK" or (report_as == "SIDETOMOVE" and to_move == "B")
+    return q, 1 if black_view else -1
+
+
+def check_black_ahead(got: dict, sign: int, name: str = "") -> None:
+    """The answer to ``black_ahead_query`` says Black leads, seen from the side ``sign`` names."""
+    root, best = got["rootInfo"], got["moveInfos"][0]
+    assert (root["winrate"] - 0.5) * sign > 0.3 and root["scoreLead"] * sign > 2, (name, root)
+    assert (best["winrate"] - 0.5) * sign > 0.3 and best["scoreLead"] * sign > 2, (name, best)
+    assert root["utility"] * sign > 0 and got["ownership"][index("E9")] * sign > 0.5, name
+
+
 def index(vertex: str, cols: int = 9, rows: int = 9) -> int:
     """Row-major index from the top-left point (KataGo's ownership and policy order)."""
     return (rows - int(vertex[1:])) * cols + COLS.index(vertex[0])

@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from proc_tree import alive, descendants
+
 # Kivy reads these when it is first imported: no parsing of pytest's argv, no log files, no
 # console log, and its settings folder out of the home directory.
 os.environ.setdefault("KIVY_NO_ARGS", "1")
@@ -128,46 +130,16 @@ def start_engine(katrain: KaTrainStub, command: Sequence[str], exec_: bool = Fal
     return KataGoEngine(katrain, config)
 
 
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (Linux /proc)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
-
-
-def _descendants(pid: int) -> list[int]:
-    todo, found = [pid], []
-    while todo:
-        children = _children(todo.pop())
-        found += children
-        todo += children
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def engine_pids(engine: KataGoEngine) -> list[int]:
     """The process KaTrain started for the engine and all processes under it."""
     process = engine.katago_process
-    return [process.pid, *_descendants(process.pid)] if process is not None else []
+    return [process.pid, *descendants(process.pid)] if process is not None else []
 
 
 def kill(pids: Sequence[int]) -> None:
     """SIGKILL those of ``pids`` (processes a test started) that still run."""
     for pid in pids:
-        if _alive(pid):
+        if alive(pid):
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
@@ -191,9 +163,9 @@ def stop_engine(engine: KataGoEngine, timeout: float = 30.0) -> bool:
         except OSError:
             pass
     deadline = time.monotonic() + timeout
-    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    ended = not any(_alive(pid) for pid in pids)
+    ended = not any(alive(pid) for pid in pids)
     kill(pids)
     if process is not None:
         process.wait(timeout=timeout)

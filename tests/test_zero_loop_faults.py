@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from proc_tree import alive, children
 
 from dlgo.zero.loop_clock import HEARTBEAT
 from dlgo.zero.loop_config import load_loop_config
@@ -22,37 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 GONE_WITHIN = 60.0  # generous: the kernel signal ends them at once, the fallback within a second
 
 
-def _children(pid: int) -> dict[int, str]:
-    """{pid: command line} of the live children of ``pid`` (Linux /proc)."""
-    out = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if int(fields[1]) == pid and fields[0] != "Z":
-                out[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except (OSError, IndexError, ValueError):
-            continue
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def _wait_gone(pids: list[int]) -> list[int]:
     deadline = time.monotonic() + GONE_WITHIN
     while time.monotonic() < deadline:
-        left = [p for p in pids if _alive(p)]
+        left = [p for p in pids if alive(p)]
         if not left:
             return []
         time.sleep(0.2)
-    return [p for p in pids if _alive(p)]
+    return [p for p in pids if alive(p)]
 
 
 def _kill_leftovers(pids: list[int]) -> None:
@@ -95,9 +73,9 @@ def test_pool_workers_and_resource_tracker_end_when_the_parent_is_killed(tmp_pat
 def _kill_9_and_check_children_end(proc: subprocess.Popen, kids: list[int], who: str) -> None:
     """Record ``proc``'s children in ``kids`` (for clean-up), check the resource tracker is among
     them, kill -9 ``proc`` and check every child ends."""
-    children = _children(proc.pid)
-    kids.extend(children)
-    assert any("resource_tracker" in cmd for cmd in children.values())
+    found = children(proc.pid)
+    kids.extend(found)
+    assert any("resource_tracker" in cmd for cmd in found.values())
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     left = _wait_gone(kids)
@@ -192,8 +170,8 @@ def test_kill_9_of_the_loop_ends_its_workers_and_keeps_its_time(tmp_path):
         beat = None
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and loop.poll() is None:
-            kids = list(_children(loop.pid))
-            workers = [p for p, cmd in _children(loop.pid).items() if "spawn_main" in cmd]
+            kids = list(children(loop.pid))
+            workers = [p for p, cmd in children(loop.pid).items() if "spawn_main" in cmd]
             try:
                 beat = json.loads((out / HEARTBEAT).read_text())
             except (OSError, ValueError):

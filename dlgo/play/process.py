@@ -14,7 +14,22 @@ import threading
 from collections.abc import Sequence
 from typing import BinaryIO
 
-__all__ = ["setup_logging", "reserve_stdout", "exit_status"]
+from dlgo.play.config import Config, ConfigError, check_model_files, default_config_path, load_config
+
+__all__ = ["load_checked_config", "setup_logging", "reserve_stdout", "exit_status"]
+
+
+def load_checked_config(prog: str, path: str | None, overrides: Sequence[str]) -> Config | None:
+    """The config at ``path`` (None: the shipped default) with ``overrides`` (``--set``), its
+    model files checked before any input is read; None after one line on stderr naming the file
+    or field (the front end then exits with status 2)."""
+    try:
+        config = load_config(path if path is not None else default_config_path(), overrides)
+        check_model_files(config)
+    except ConfigError as e:
+        print(f"{prog}: config error: {e}", file=sys.stderr)
+        return None
+    return config
 
 
 def setup_logging(level: str, path: str = "", filters: Sequence[logging.Filter] = ()) -> None:
