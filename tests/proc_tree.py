@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from pathlib import Path
 
-__all__ = ["alive", "children", "descendants"]
+__all__ = ["alive", "children", "descendants", "kill_all", "wait_gone"]
+
+GONE_WITHIN = 60.0  # generous: the kernel signal ends them at once, the fallback within a second
 
 
 def _stat_fields(pid: int | str) -> list[str]:
@@ -43,3 +48,23 @@ def alive(pid: int) -> bool:
         return _stat_fields(pid)[0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+def wait_gone(pids: list[int], within: float = GONE_WITHIN) -> list[int]:
+    """The pids of ``pids`` still running after up to ``within`` seconds (empty once all ended)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        left = [p for p in pids if alive(p)]
+        if not left:
+            return []
+        time.sleep(0.2)
+    return [p for p in pids if alive(p)]
+
+
+def kill_all(pids: list[int]) -> None:
+    """SIGKILL each of ``pids`` that still runs (only processes the test started)."""
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass

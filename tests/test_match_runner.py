@@ -229,7 +229,7 @@ def test_small_match_against_gnugo(tmp_path):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find the workers")
 def test_duel_workers_end_when_the_match_process_is_killed(tmp_path):
     """A match stopped by ``kill`` (or ``kill -9``) used to leave its game workers playing on."""
-    from test_zero_loop_faults import _children, _kill_leftovers, _wait_gone
+    from proc_tree import children, kill_all, wait_gone
 
     script = tmp_path / "match.py"
     script.write_text(
@@ -256,16 +256,16 @@ def test_duel_workers_end_when_the_match_process_is_killed(tmp_path):
         deadline = time.monotonic() + 60
         workers: list[int] = []
         while time.monotonic() < deadline and len(workers) < 2:
-            workers = [p for p, cmd in _children(parent.pid).items() if "spawn_main" in cmd]
+            workers = [p for p, cmd in children(parent.pid).items() if "spawn_main" in cmd]
             time.sleep(0.2)
         assert len(workers) == 2
         time.sleep(1.0)
-        assert not [p for p in workers if p not in _children(parent.pid)]  # both stuck in a game, as meant
-        kids.extend(_children(parent.pid))
-        kids.extend(engine for worker in workers for engine in _children(worker))  # hung fakes: clean-up
+        assert not [p for p in workers if p not in children(parent.pid)]  # both stuck in a game, as meant
+        kids.extend(children(parent.pid))
+        kids.extend(engine for worker in workers for engine in children(worker))  # hung fakes: clean-up
         parent.send_signal(signal.SIGKILL)
         parent.wait()
-        assert not _wait_gone(workers), "duel workers still running after the match process was killed"
+        assert not wait_gone(workers), "duel workers still running after the match process was killed"
     finally:
         parent.kill()
-        _kill_leftovers(kids)
+        kill_all(kids)

@@ -4,7 +4,6 @@ tracker end with it, and the time it spent still counts in the run's compute tot
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -13,34 +12,13 @@ import time
 from pathlib import Path
 
 import pytest
-from proc_tree import alive, children
+from proc_tree import children, kill_all, wait_gone
 
 from dlgo.zero.loop_clock import HEARTBEAT
 from dlgo.zero.loop_config import load_loop_config
 from dlgo.zero.training_loop import STATE, ZeroLoop
 
 ROOT = Path(__file__).resolve().parent.parent
-GONE_WITHIN = 60.0  # generous: the kernel signal ends them at once, the fallback within a second
-
-
-def _wait_gone(pids: list[int]) -> list[int]:
-    deadline = time.monotonic() + GONE_WITHIN
-    while time.monotonic() < deadline:
-        left = [p for p in pids if alive(p)]
-        if not left:
-            return []
-        time.sleep(0.2)
-    return [p for p in pids if alive(p)]
-
-
-def _kill_leftovers(pids: list[int]) -> None:
-    for p in pids:  # only the processes this test started
-        try:
-            os.kill(p, signal.SIGKILL)
-        except OSError:
-            pass
-
-
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find the workers")
 
 
@@ -67,7 +45,7 @@ def test_pool_workers_and_resource_tracker_end_when_the_parent_is_killed(tmp_pat
         assert worker in kids
     finally:
         parent.kill()
-        _kill_leftovers(kids)
+        kill_all(kids)
 
 
 def _kill_9_and_check_children_end(proc: subprocess.Popen, kids: list[int], who: str) -> None:
@@ -78,7 +56,7 @@ def _kill_9_and_check_children_end(proc: subprocess.Popen, kids: list[int], who:
     assert any("resource_tracker" in cmd for cmd in found.values())
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    left = _wait_gone(kids)
+    left = wait_gone(kids)
     assert not left, f"still running after {who}'s kill -9: {left}"
 
 
@@ -184,6 +162,6 @@ def test_kill_9_of_the_loop_ends_its_workers_and_keeps_its_time(tmp_path):
         _kill_9_and_check_children_end(loop, kids, "the loop")
     finally:
         loop.kill()
-        _kill_leftovers(kids)
+        kill_all(kids)
     state = ZeroLoop(load_loop_config(config), progress=False).state
     assert state["seconds"]["selfplay"] >= beat["seconds"]
