@@ -4,6 +4,8 @@ shared tools have it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dlgo.match import strength
@@ -22,7 +24,7 @@ def test_the_ladder_pairs_the_default_config_with_gnugo_levels_and_pachi_budgets
     nine = [p for p in pairings if p.size == 9]
     nineteen = [p for p in pairings if p.size == 19]
     assert [p.opponent for p in nine] == list(strength.LADDER_9)
-    assert [p.opponent for p in nineteen] == ["gnugo-l10"]
+    assert [p.opponent for p in nineteen] == ["gnugo-l10", "pachi-1000", "pachi-5000", "pachi-20000"]
     assert {p.config for p in pairings} == {"default"}
     assert {(p.komi, p.seconds, p.games) for p in nine} == {(7.0, 1.0, 4)}
     assert {(p.komi, p.seconds, p.games) for p in nineteen} == {(7.5, 2.0, 2)}
@@ -36,9 +38,37 @@ def test_the_ladder_pairs_the_default_config_with_gnugo_levels_and_pachi_budgets
     assert settings.opponent.argv[-3:] == ("--level", "5", "--chinese-rules") and settings.rules.komi == 7.0
 
 
+def test_thirteen_has_its_own_rungs_time_and_games(tmp_path):
+    args = _args("--ladder", "--sizes", "13", "19", "--games13", "20", "--out", str(tmp_path), "--pachi", "/opt/pachi")
+    thirteen = [p for p in strength._pairings(args) if p.size == 13]
+    assert [p.opponent for p in thirteen] == ["gnugo-l10", "pachi-5000"]
+    assert {(p.komi, p.seconds, p.games) for p in thirteen} == {(7.5, 1.5, 20)}
+    assert "--size 13 --komi 7.5 --games 20 -j 2 --seconds-per-move 1.5" in " ".join(thirteen[1].command)
+    same = _args("--sizes", "13", "--seconds19", "3", "--no-pachi", "--out", str(tmp_path))
+    assert {(p.seconds, p.games) for p in strength._pairings(same)} == {(3.0, 4)}
+
+
+def test_katago_rungs_play_its_network_at_fixed_visits_without_time_commands(tmp_path):
+    folder = tmp_path / "katago"
+    folder.mkdir()
+    for name in ("katago", "net-b6c96.bin.gz", "gtp.cfg"):
+        (folder / name).write_text("")
+    args = _args("--sizes", "9", "--opponents", "katago-64", "--out", str(tmp_path), "--katago", str(folder))
+    (pairing,) = [p for p in strength._pairings(args) if p.config == "default"]
+    command = " ".join(pairing.command)
+    assert f"--opponent-cmd {folder}/katago gtp -model {folder}/net-b6c96.bin.gz -config {folder}/gtp.cfg" in command
+    assert "-override-config maxVisits=64 --opponent-name katago-64 --no-time-commands" in command
+    opponent = strength._settings(pairing, 1, katago=str(folder)).opponent
+    assert opponent.label == "katago-64" and opponent.argv[-1] == "maxVisits=64" and not opponent.time_commands
+    (folder / "gtp.cfg").unlink()
+    with pytest.raises(FileNotFoundError, match="KataGo's config not found"):
+        strength._settings(pairing, 1, katago=str(folder))
+
+
 def test_opponent_labels_and_the_old_gauntlet_stay_as_they_were(tmp_path):
     assert strength.opponent_kind("gnugo-l7") == ("gnugo", 7)
     assert strength.opponent_kind("pachi-1000") == ("pachi", 1000)
+    assert strength.opponent_kind("katago-8") == ("katago", 8)
     with pytest.raises(ValueError, match="unknown opponent 'leela'"):
         strength.opponent_kind("leela")
     args = _args("--sizes", "9", "--no-pachi", "--out", str(tmp_path))
@@ -79,3 +109,17 @@ def test_one_ladder_game_against_pachi_is_played_and_reported(tmp_path, gnugo):
     assert strength.main_with(args) == 0
     text = report.read_text()
     assert "| default | 9x9 | 7 | 0.3 | pachi-500 | 1 |" in text
+
+
+@pytest.mark.slow
+def test_one_ladder_game_against_katago_at_one_visit_is_played_and_reported(tmp_path, gnugo):
+    exe, model, _ = strength.find_katago(None)
+    if not (Path(exe).is_file() and Path(model).is_file()):
+        pytest.skip("KataGo not found (../shared/tools/katago)")
+    report = tmp_path / "strength.md"
+    args = _args(
+        "--configs", "default", "--sizes", "9", "--opponents", "katago-1", "--games9", "1", "--seconds9", "0.3",
+        "-j", "1", "--komi9", "7", "--out", str(tmp_path / "runs"), "--report", str(report),
+    )  # fmt: skip
+    assert strength.main_with(args) == 0
+    assert "| default | 9x9 | 7 | 0.3 | katago-1 | 1 |" in report.read_text()

@@ -24,6 +24,7 @@ __all__ = [
     "find_gnugo",
     "gnugo_player",
     "pachi_player",
+    "katago_player",
     "dlgo_player",
     "command_player",
     "player_from_text",
@@ -36,6 +37,7 @@ GNUGO_REFEREE_ARGS = ("--mode", "gtp", "--chinese-rules", "--capture-all-dead")
 DLGO = "dlgo"
 GNUGO = "gnugo"
 PACHI = "pachi"
+KATAGO = "katago"
 COMMAND = "command"
 
 
@@ -129,6 +131,19 @@ def pachi_player(
         raise FileNotFoundError("Pachi (pachi) is not on PATH: build it from its sources")
     argv = (exe, "-t", f"={playouts}", f"threads={threads}")
     return PlayerSpec(label or f"pachi-{playouts}", argv, kind=PACHI, time_commands=False)
+
+
+def katago_player(visits: int, exe: str, model: str, config: str, label: str | None = None) -> PlayerSpec:
+    """KataGo's GTP engine at a fixed number of visits per move (``maxVisits``), as a ladder rung.
+
+    ``exe``, ``model`` and ``config``: the binary, its network file and a GTP config (one search
+    thread). An opponent only: its moves are never training data.
+    """
+    for what, path in (("KataGo", exe), ("KataGo's network", model), ("KataGo's config", config)):
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"{what} not found: {path}")
+    argv = (exe, "gtp", "-model", model, "-config", config, "-override-config", f"maxVisits={visits}")
+    return PlayerSpec(label or f"katago-{visits}", argv, kind=KATAGO, time_commands=False)
 
 
 def dlgo_player(

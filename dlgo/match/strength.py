@@ -7,10 +7,14 @@ Run as ``dlgo-strength`` (the console script) or ``python -m dlgo.match.strength
     dlgo-strength --report-only                    # rewrite the report from finished games
     dlgo-strength --ladder --games9 40 --games19 20 # the strength ladder of the default config
 
-``--ladder`` plays the default config against a ladder of opponents: GNU Go levels 1, 5 and 10
-and Pachi at 1,000, 5,000 and 20,000 playouts (one thread) on 9x9 at komi 7 and 1 s/move, and
-GNU Go level 10 on 19x19 at komi 7.5 and 2 s/move; ``--opponents`` names any such list
-(``gnugo-lN``, ``pachi-N``). Pachi is found on PATH or given with ``--pachi``.
+``--ladder`` plays the default config against a ladder of opponents per board size: on 9x9 at
+komi 7 and 1 s/move GNU Go levels 1, 5 and 10, Pachi at 1,000, 5,000 and 20,000 playouts (one
+thread) and KataGo at 1, 8 and 64 visits (its small public network, one thread: an opponent only,
+never training data); on 13x13 at komi 7.5 and 1.5 s/move GNU Go level 10 and Pachi at 5,000; on
+19x19 at komi 7.5 and 2 s/move GNU Go level 10 and Pachi at 1,000, 5,000 and 20,000.
+``--opponents`` names any such list (``gnugo-lN``, ``pachi-N``, ``katago-N``) for every size.
+Pachi is found on PATH or given with ``--pachi``; KataGo in ``../shared/tools/katago`` beside the
+checkout or the folder ``--katago`` names (``katago``, its ``.bin.gz`` network, ``gtp.cfg``).
 
 Every pairing is a duel (dlgo.match) in its own folder under ``--out`` (default runs/strength),
 so an interrupted gauntlet resumes where it stopped, and a rerun with more games extends it.
@@ -36,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dlgo.match import GameRules, MatchError, MatchSettings, dlgo_player, gnugo_player, pachi_player
+from dlgo.match.players import katago_player
 from dlgo.match.record import load_records
 from dlgo.match.runner import run_match
 from dlgo.match.summary import summarise
@@ -43,14 +48,19 @@ from dlgo.match.summary import summarise
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: configs/, docs/ and runs/ are relative to it
 
 CONFIGS = ("random", "mcts", "default")  # the shipped configs, weakest first
-LADDER_9 = ("gnugo-l1", "gnugo-l5", "gnugo-l10", "pachi-1000", "pachi-5000", "pachi-20000")
-LADDER_19 = ("gnugo-l10",)
+LADDER_9 = (
+    "gnugo-l1", "gnugo-l5", "gnugo-l10", "pachi-1000", "pachi-5000", "pachi-20000", "katago-1", "katago-8", "katago-64",
+)  # fmt: skip
+LADDER_13 = ("gnugo-l10", "pachi-5000")
+LADDER_19 = ("gnugo-l10", "pachi-1000", "pachi-5000", "pachi-20000")
+LADDERS = {9: LADDER_9, 13: LADDER_13, 19: LADDER_19}
+LADDER_SECONDS = {9: 1.0, 13: 1.5, 19: 2.0}  # per move
 
 
 @dataclass
 class Pairing:
     config: str
-    opponent: str  # label: gnugo-lN or pachi-N
+    opponent: str  # label: gnugo-lN, pachi-N or katago-N
     size: int
     games: int
     seconds: float
@@ -60,11 +70,13 @@ class Pairing:
 
 
 def opponent_kind(label: str) -> tuple[str, int]:
-    """("gnugo", level) or ("pachi", playouts) of a label; ValueError for anything else."""
-    for prefix, kind in (("gnugo-l", "gnugo"), ("pachi-", "pachi")):
+    """("gnugo", level), ("pachi", playouts) or ("katago", visits) of a label; ValueError otherwise."""
+    for prefix, kind in (("gnugo-l", "gnugo"), ("pachi-", "pachi"), ("katago-", "katago")):
         if label.startswith(prefix) and label[len(prefix) :].isdigit():
             return kind, int(label[len(prefix) :])
-    raise ValueError(f"unknown opponent {label!r}: gnugo-lN (GNU Go level N) or pachi-N (N playouts)")
+    raise ValueError(
+        f"unknown opponent {label!r}: gnugo-lN (GNU Go level N), pachi-N (N playouts) or katago-N (N visits)"
+    )
 
 
 def find_pachi(path: str | None) -> str | None:
@@ -73,6 +85,14 @@ def find_pachi(path: str | None) -> str | None:
         return path
     shared = ROOT.parent / "shared" / "tools" / "pachi" / "pachi"
     return shutil.which("pachi") or (str(shared) if shared.is_file() else None)
+
+
+def find_katago(folder: str | None) -> tuple[str, str, str]:
+    """KataGo's binary, network and GTP config: in ``folder``, else the shared tools beside the checkout."""
+    where = Path(folder) if folder else ROOT.parent / "shared" / "tools" / "katago"
+    networks = sorted(where.glob("*.bin.gz"))
+    model = networks[0] if networks else where / "model.bin.gz"
+    return str(where / "katago"), str(model), str(where / "gtp.cfg")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -87,14 +107,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--sizes", nargs="+", type=int, default=[9, 19], choices=[9, 13, 19])
     p.add_argument("--games9", type=int, default=10, help="games per pairing on 9x9")
-    p.add_argument("--games19", type=int, default=4, help="games per pairing on 19x19 (and 13x13)")
-    p.add_argument("--seconds9", type=float, default=1.0, help="seconds per move on 9x9")
-    p.add_argument("--seconds19", type=float, default=0.5, help="seconds per move on 19x19 (and 13x13)")
+    p.add_argument("--games13", type=int, help="games per pairing on 13x13 (default: --games19)")
+    p.add_argument("--games19", type=int, default=4, help="games per pairing on 19x19")
+    p.add_argument("--seconds9", type=float, help="seconds per move on 9x9 (default 1)")
+    p.add_argument("--seconds13", type=float, help="seconds per move on 13x13 (as 19x19; 1.5 with --ladder)")
+    p.add_argument("--seconds19", type=float, help="seconds per move on 19x19 (default 0.5; 2 with --ladder)")
     p.add_argument("--level", type=int, default=10, help="GNU Go level")
     p.add_argument("--no-pachi", action="store_true", help="leave Pachi out even when it is installed")
     p.add_argument("--ladder", action="store_true", help="the default config against the strength ladder")
-    p.add_argument("--opponents", nargs="+", help="opponent labels (gnugo-lN, pachi-N) for every size")
+    p.add_argument("--opponents", nargs="+", help="opponent labels (gnugo-lN, pachi-N, katago-N) for every size")
     p.add_argument("--pachi", help="the Pachi binary (default: on PATH, or ../shared/tools/pachi/pachi)")
+    p.add_argument(
+        "--katago", help="KataGo's folder: katago, a .bin.gz network, gtp.cfg (default: ../shared/tools/katago)"
+    )
     p.add_argument("--komi9", type=float, help="komi on 9x9 (default 7.5; 7 with --ladder)")
     p.add_argument(
         "--engine-set", action="append", default=[], metavar="KEY=VALUE",
@@ -112,7 +137,7 @@ def _opponents(args: argparse.Namespace, size: int) -> list[str]:
     if args.opponents:
         return list(args.opponents)
     if args.ladder:
-        return list(LADDER_9 if size == 9 else LADDER_19)
+        return list(LADDERS[size])
     opponents = [f"gnugo-l{args.level}"]
     if not args.no_pachi and find_pachi(args.pachi):
         opponents.append("pachi-5000")
@@ -123,24 +148,24 @@ def _pairings(args: argparse.Namespace) -> list[Pairing]:
     if args.ladder:
         if args.configs == _parser().get_default("configs"):
             args.configs = ["default"]
-        if args.seconds19 == _parser().get_default("seconds19"):
-            args.seconds19 = 2.0
+    seconds_of = {
+        9: args.seconds9 if args.seconds9 is not None else 1.0,
+        19: args.seconds19 if args.seconds19 is not None else (LADDER_SECONDS[19] if args.ladder else 0.5),
+    }
+    seconds_of[13] = args.seconds13 if args.seconds13 is not None else (
+        LADDER_SECONDS[13] if args.ladder and args.seconds19 is None else seconds_of[19]
+    )  # fmt: skip
+    games_of = {9: args.games9, 13: args.games13 if args.games13 is not None else args.games19, 19: args.games19}
     komi9 = args.komi9 if args.komi9 is not None else (7.0 if args.ladder else 7.5)
     out = []
     for size in args.sizes:
-        games = args.games9 if size == 9 else args.games19
-        seconds = args.seconds9 if size == 9 else args.seconds19
+        games, seconds = games_of[size], seconds_of[size]
         komi = komi9 if size == 9 else 7.5
         for opponent in _opponents(args, size):
             kind, n = opponent_kind(opponent)
             for config in args.configs:
                 folder = Path(args.out) / f"{config}-vs-{opponent}-{size}x{size}"
-                opp_args = (
-                    ["--opponent", "gnugo", "--level", str(n)]
-                    if kind == "gnugo"
-                    else ["--opponent-cmd", f"{find_pachi(args.pachi) or 'pachi'} -t ={n} threads=1",
-                          "--opponent-name", opponent]
-                )  # fmt: skip
+                opp_args = _opponent_args(kind, n, opponent, args)
                 sets = [a for kv in args.engine_set for a in ("--engine-set", kv)]
                 command = ["python", "-m", "dlgo.match.duel", "--engine", f"configs/engine/{config}.toml",
                            "--engine-name", f"dlgo-{config}", *sets, *opp_args, "--size", str(size),
@@ -150,13 +175,28 @@ def _pairings(args: argparse.Namespace) -> list[Pairing]:
     return out
 
 
-def _settings(pairing: Pairing, jobs: int, pachi: str | None = None, sets: tuple[str, ...] = ()) -> MatchSettings:
+def _opponent_args(kind: str, n: int, label: str, args: argparse.Namespace) -> list[str]:
+    """The duel's opponent arguments for one ladder label."""
+    if kind == "gnugo":
+        return ["--opponent", "gnugo", "--level", str(n)]
+    if kind == "pachi":
+        return ["--opponent-cmd", f"{find_pachi(args.pachi) or 'pachi'} -t ={n} threads=1", "--opponent-name", label]
+    exe, model, config = find_katago(args.katago)
+    command = f"{exe} gtp -model {model} -config {config} -override-config maxVisits={n}"
+    return ["--opponent-cmd", command, "--opponent-name", label, "--no-time-commands"]
+
+
+def _settings(
+    pairing: Pairing, jobs: int, pachi: str | None = None, sets: tuple[str, ...] = (), katago: str | None = None
+) -> MatchSettings:
     engine = dlgo_player(ROOT / "configs" / "engine" / f"{pairing.config}.toml", f"dlgo-{pairing.config}", sets)
     kind, n = opponent_kind(pairing.opponent)
     if kind == "gnugo":
         opponent = gnugo_player(n)
-    else:
+    elif kind == "pachi":
         opponent = pachi_player(n, label=pairing.opponent, path=find_pachi(pachi))
+    else:
+        opponent = katago_player(n, *find_katago(katago), label=pairing.opponent)
     rules = GameRules(size=pairing.size, komi=pairing.komi, seconds_per_move=pairing.seconds)
     return MatchSettings(engine, opponent, pairing.games, rules, jobs=jobs)
 
@@ -185,7 +225,7 @@ def play(pairings: list[Pairing], args: argparse.Namespace) -> bool:
     times = state["wall_seconds"]
     for k, pairing in enumerate(pairings, start=1):
         print(f"[{k}/{len(pairings)}] {' '.join(pairing.command)}", file=sys.stderr)
-        settings = _settings(pairing, args.jobs, args.pachi, tuple(args.engine_set))
+        settings = _settings(pairing, args.jobs, args.pachi, tuple(args.engine_set), args.katago)
         try:
             result = run_match(settings, ROOT / pairing.folder if not pairing.folder.is_absolute() else pairing.folder)
         except MatchError as e:
@@ -278,13 +318,14 @@ def _plot(rows: list[tuple[Pairing, dict]], path: Path) -> bool:
         lows.append(100 * (s["win_rate"] - s["win_rate_95"][0]))
         highs.append(100 * (s["win_rate_95"][1] - s["win_rate"]))
     xs = list(range(len(rows)))
-    colours = ["#4C72B0" if p.size == 9 else "#DD8452" for p, _ in rows]
+    colour_of = {9: "#4C72B0", 13: "#55A868", 19: "#DD8452"}
+    colours = [colour_of[p.size] for p, _ in rows]
     ax.bar(xs, rates, color=colours, width=0.6)
     ax.errorbar(xs, rates, yerr=[lows, highs], fmt="o", color="black", markersize=4, capsize=4, linewidth=1)
     from matplotlib.patches import Patch
 
     sizes = sorted({p.size for p, _ in rows})
-    handles = [Patch(color="#4C72B0" if size == 9 else "#DD8452", label=f"{size}x{size}") for size in sizes]
+    handles = [Patch(color=colour_of[size], label=f"{size}x{size}") for size in sizes]
     ax.legend(handles=handles, loc="upper right", bbox_to_anchor=(1.0, 0.86), fontsize=8)
     for x, (_, s) in zip(xs, rows):
         ax.text(x, 102, f"{s['engine_wins']}/{s['games']}", ha="center", va="bottom", fontsize=8)
@@ -292,7 +333,7 @@ def _plot(rows: list[tuple[Pairing, dict]], path: Path) -> bool:
     ax.set_xticks(xs, labels, fontsize=8)
     ax.set_ylim(0, 112)
     ax.set_ylabel("win rate of dlgo (%)")
-    ax.set_title("dlgo against GNU Go and Pachi: win rate with 95% Wilson interval", fontsize=10)
+    ax.set_title("dlgo against its ladder: win rate with 95% Wilson interval", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
