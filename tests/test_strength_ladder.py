@@ -97,29 +97,22 @@ def test_without_report_the_page_lands_in_the_run_folder_not_in_docs(tmp_path):
     assert strength._report_path(relative) == strength.ROOT / "runs" / "x" / "report.md"
 
 
-@pytest.mark.slow
-def test_one_ladder_game_against_pachi_is_played_and_reported(tmp_path, gnugo):
-    if strength.find_pachi(None) is None:
-        pytest.skip("Pachi not found (../shared/tools/pachi/pachi or on PATH)")
-    report = tmp_path / "strength.md"
-    args = _args(
-        "--configs", "default", "--sizes", "9", "--opponents", "pachi-500", "--games9", "1", "--seconds9", "0.3",
-        "-j", "1", "--komi9", "7", "--out", str(tmp_path / "runs"), "--report", str(report),
-    )  # fmt: skip
-    assert strength.main_with(args) == 0
-    text = report.read_text()
-    assert "| default | 9x9 | 7 | 0.3 | pachi-500 | 1 |" in text
-
-
-@pytest.mark.slow
-def test_one_ladder_game_against_katago_at_one_visit_is_played_and_reported(tmp_path, gnugo):
+def _installed(opponent: str) -> bool:
+    if opponent.startswith("pachi-"):
+        return strength.find_pachi(None) is not None
     exe, model, _ = strength.find_katago(None)
-    if not (Path(exe).is_file() and Path(model).is_file()):
-        pytest.skip("KataGo not found (../shared/tools/katago)")
+    return Path(exe).is_file() and Path(model).is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("opponent", ["pachi-500", "katago-1"])
+def test_one_ladder_game_against_pachi_or_katago_is_played_and_reported(tmp_path, gnugo, opponent):
+    if not _installed(opponent):
+        pytest.skip(f"{opponent}: not found in ../shared/tools nor on PATH")
     report = tmp_path / "strength.md"
     args = _args(
-        "--configs", "default", "--sizes", "9", "--opponents", "katago-1", "--games9", "1", "--seconds9", "0.3",
+        "--configs", "default", "--sizes", "9", "--opponents", opponent, "--games9", "1", "--seconds9", "0.3",
         "-j", "1", "--komi9", "7", "--out", str(tmp_path / "runs"), "--report", str(report),
     )  # fmt: skip
     assert strength.main_with(args) == 0
-    assert "| default | 9x9 | 7 | 0.3 | katago-1 | 1 |" in report.read_text()
+    assert f"| default | 9x9 | 7 | 0.3 | {opponent} | 1 |" in report.read_text()
