@@ -8,11 +8,13 @@ from dlgo.search import CandidateInfo, SearchAgent, SearchBudget, SearchResult
 
 
 class ScriptedSearch(SearchAgent):
-    """Answers the first legal play with ``winrate`` (settable between moves) and ``visits``."""
+    """Answers the first legal play with ``winrate`` (settable between moves), ``visits`` and, as
+    a network's score head would, ``score_lead`` (None: no score)."""
 
-    def __init__(self, winrate: float = 0.5, visits: int = 500) -> None:
+    def __init__(self, winrate: float = 0.5, visits: int = 500, score_lead: float | None = None) -> None:
         self.winrate = winrate
         self.visits = visits
+        self.score_lead = score_lead
 
     def default_budget(self) -> SearchBudget:
         return SearchBudget()  # no visit limit of its own, as the engine's scripted agent types have no rounds
@@ -28,5 +30,7 @@ class ScriptedSearch(SearchAgent):
             for c in range(1, board.num_cols + 1)
             if game_state.is_valid_move(Move.play(Point(r, c)))
         )
-        cand = CandidateInfo(move=move, visits=self.visits, winrate=self.winrate)
-        return SearchResult([cand], visits=self.visits, winrate=self.winrate, elapsed=0.0)
+        cand = CandidateInfo(move=move, visits=self.visits, winrate=self.winrate, score_lead=self.score_lead)
+        return SearchResult(
+            [cand], visits=self.visits, winrate=self.winrate, elapsed=0.0, score_lead=self.score_lead
+        )

@@ -42,6 +42,7 @@ def test_default_config_plays_the_shipped_networks_on_9_13_and_19() -> None:
         assert card.encoder == "zero" and card.input_shape[0] is None  # size-independent
     assert "zero-9x9" in config.get("zero.model", 9)
     assert 0.0 < config.get("resign.threshold", 9) < 0.5
+    assert config.get("resign.min_score_difference", 9) > 0  # 9x9's network has a score head: close games play out
     for size in (5, 7, 21):
         assert config.agent_for_size(size)[0] == "mcts"
 
@@ -139,6 +140,7 @@ def test_the_books_names_are_accepted_as_aliases() -> None:
         ("resign.threshold=2", "resign.threshold: must be at most 1"),
         ("resign.consecutive_moves=0", "resign.consecutive_moves: must be at least 1"),
         ("resign.consecutive_moves=1.5", "resign.consecutive_moves: expected an integer"),
+        ("resign.min_score_difference=-1", "resign.min_score_difference: must be at least 0"),
         ("mcts.select_by=magic", "mcts.select_by: expected one of visits, winrate"),
         ("log.level=loud", "log.level: expected one of"),
         ("agent=alphazero", "agent: unknown agent 'alphazero'"),

@@ -56,10 +56,10 @@ def test_resigns_rather_than_passing_a_lost_count() -> None:
 # --- resign only after a run of lost moves ------------------------------------------------------
 
 
-def _decide(winrate: float, previous, state: GameState | None = None, **settings):
+def _decide(winrate: float, previous, state: GameState | None = None, score_lead: float | None = None, **settings):
     state = state or GameState.new_game(9)
     return choose_move(
-        ScriptedSearch(winrate),
+        ScriptedSearch(winrate, score_lead=score_lead),
         state,
         SearchBudget(max_visits=500),
         DecisionSettings(**settings),
@@ -76,6 +76,17 @@ def test_resigns_only_after_consecutive_lost_moves() -> None:
     assert not _decide(0.05, [None, 0.05]).move.is_resign  # a move we did not generate breaks it
     assert _decide(0.05, [0.05, 0.05, 0.05], resign_consecutive_moves=4).move.is_resign
     assert not _decide(0.05, [0.05, 0.05], resign_enabled=False).move.is_resign
+
+
+def test_a_close_score_keeps_a_lost_win_rate_from_resigning() -> None:
+    lost = [0.05, 0.04]
+    assert _decide(0.05, lost, score_lead=-2.0).move.is_resign  # off by default: the win rate decides
+    close = _decide(0.05, lost, score_lead=-2.0, resign_min_score_difference=3.0)
+    assert close.move.is_play, close.reason
+    far = _decide(0.05, lost, score_lead=-3.5, resign_min_score_difference=3.0)
+    assert far.move.is_resign and "3.5 points behind" in far.reason
+    # no score head: the win rates alone decide, whatever the setting
+    assert _decide(0.05, lost, score_lead=None, resign_min_score_difference=3.0).move.is_resign
 
 
 def test_earlier_moves_compared_with_the_threshold_that_applies_now() -> None:

@@ -15,6 +15,7 @@ from dlgo.agent.termination import (
     decide_after_search,
     is_handicap_game,
     pass_when_opponent_passed,
+    resign_score_lead,
     resign_signal,
 )
 from dlgo.goboard import Board, GameState, Move
@@ -140,6 +141,25 @@ def test_resign_signal_is_the_larger_win_rate_of_a_real_search() -> None:
     assert resign_signal(SearchResult([best], visits=500, winrate=0.2, elapsed=0.0)) == pytest.approx(0.2)
     assert resign_signal(SearchResult([best], visits=99, winrate=0.01, elapsed=0.0)) is None  # too small
     assert resign_signal(SearchResult([], visits=500, winrate=0.01, elapsed=0.0)) is None
+
+
+def test_resign_score_lead_is_the_larger_score_of_best_move_and_root() -> None:
+    best = CandidateInfo(move=Move.play(Point(5, 5)), visits=500, winrate=0.1, score_lead=-6.0)
+    assert resign_score_lead(SearchResult([best], visits=500, winrate=0.1, elapsed=0.0, score_lead=-4.0)) == -4.0
+    best.score_lead = -1.5
+    assert resign_score_lead(SearchResult([best], visits=500, winrate=0.1, elapsed=0.0, score_lead=-4.0)) == -1.5
+    best.score_lead = None
+    assert resign_score_lead(SearchResult([best], visits=500, winrate=0.1, elapsed=0.0)) is None  # no score head
+
+
+def test_a_close_score_is_never_lost_whatever_the_win_rate() -> None:
+    policy = ResignPolicy(min_score_difference=3.0)
+    state = GameState.new_game(9)
+    assert not policy.is_lost(state, 80, 0.01, [0.01, 0.01], score_lead=-2.9)
+    assert policy.is_lost(state, 80, 0.01, [0.01, 0.01], score_lead=-3.1)
+    assert policy.is_lost(state, 80, 0.01, [0.01, 0.01], score_lead=None)  # no score: the win rate decides
+    assert not policy.is_lost(state, 80, 0.5, [0.01, 0.01], score_lead=-30.0)  # the win rate must say lost too
+    assert ResignPolicy().is_lost(state, 80, 0.01, [0.01, 0.01], score_lead=-0.5)  # 0: off
 
 
 def test_self_play_uses_the_policy_in_value_units() -> None:

@@ -43,6 +43,7 @@ __all__ = [
     "is_handicap_game",
     "ResignPolicy",
     "MIN_RESIGN_VISITS",
+    "resign_score_lead",
     "resign_signal",
     "wins_count",
     "clear_pass_or_best_play",
@@ -170,7 +171,10 @@ class ResignPolicy:
     units (a win rate in [0, 1] for the engine and MCTS, a value in [-1, 1] for Zero self-play).
     ``min_move`` None: a quarter of the board's points; ``handicap_min_move`` None: half of them.
     White in a handicap game resigns later and on a lower threshold: its opponent started ahead
-    and may still go wrong.
+    and may still go wrong. ``min_score_difference`` (points, 0: off): never resign while the
+    network's score head says we are behind by less than this (KataGo's
+    ``resignMinScoreDifference``): a value head that learned from stronger or weaker players
+    misjudges close games, and a game lost by two points may still be won.
     """
 
     enabled: bool = True
@@ -179,6 +183,7 @@ class ResignPolicy:
     handicap_threshold: float = 0.02
     handicap_min_move: int | None = None
     consecutive_moves: int = 3
+    min_score_difference: float = 0.0
 
     def applies_to_handicap(self, game_state: GameState) -> bool:
         return game_state.next_player is Player.white and is_handicap_game(game_state)
@@ -203,18 +208,27 @@ class ResignPolicy:
         move_number: int,
         value: float | None,
         previous: Sequence[float | None] = (),
+        score_lead: float | None = None,
     ) -> bool:
         """Is the game lost for the player to move, whether or not resigning is enabled?
 
         ``previous``: the resign signals of its own earlier moves in this game line, the latest
         first, None for a move that breaks the run (one not backed by a search of its own); the
         ``consecutive_moves - 1`` latest must be below the threshold that applies now.
+        ``score_lead``: the points the player to move leads by now (:func:`resign_score_lead`),
+        None where no score head backs the search (the win rates alone decide).
         """
         threshold = self.threshold_for(game_state)
         if value is None or move_number < self.first_move_for(game_state) or not value < threshold:
             return False
+        if self.is_close(score_lead):
+            return False
         earlier = list(previous[: self.consecutive_moves - 1])
         return len(earlier) == self.consecutive_moves - 1 and all(v is not None and v < threshold for v in earlier)
+
+    def is_close(self, score_lead: float | None) -> bool:
+        """Does the score say the game is too close to resign, whatever the win rate?"""
+        return self.min_score_difference > 0 and score_lead is not None and score_lead > -self.min_score_difference
 
     def should_resign(
         self,
@@ -222,8 +236,9 @@ class ResignPolicy:
         move_number: int,
         value: float | None,
         previous: Sequence[float | None] = (),
+        score_lead: float | None = None,
     ) -> bool:
-        return self.enabled and self.is_lost(game_state, move_number, value, previous)
+        return self.enabled and self.is_lost(game_state, move_number, value, previous, score_lead)
 
 
 def resign_signal(result: SearchResult) -> float | None:
@@ -233,6 +248,15 @@ def resign_signal(result: SearchResult) -> float | None:
     if not result.candidates or result.visits < MIN_RESIGN_VISITS:
         return None
     return max(result.candidates[0].winrate, result.winrate)
+
+
+def resign_score_lead(result: SearchResult) -> float | None:
+    """The points the player to move leads by, for the resign rule: the larger of the best move's
+    and the root's score (as :func:`resign_signal` takes the larger win rate), or None when the
+    search has no score (no score head)."""
+    best = result.candidates[0].score_lead if result.candidates else None
+    known = [lead for lead in (result.score_lead, best) if lead is not None]
+    return max(known) if known else None
 
 
 # --- passing ------------------------------------------------------------------------------------
@@ -381,8 +405,10 @@ def decide_after_search(
             return Decision(non_pass[0].move, "cleanup: neutral points left", non_pass[0])
         return Decision(best.move, "cleanup: nothing left to capture", best)
 
-    if policy.resign.should_resign(state, move_number, resign_signal(result), previous_values):
-        return Decision(Move.resign(), f"win rate {best.winrate:.3f} is below the resign threshold", best)
+    lead = resign_score_lead(result)
+    if policy.resign.should_resign(state, move_number, resign_signal(result), previous_values, lead):
+        behind = "" if lead is None else f", {-lead:.1f} points behind"
+        return Decision(Move.resign(), f"win rate {best.winrate:.3f} is below the resign threshold{behind}", best)
 
     if opponent_passed:
         # We lose the count (else we would have passed already): a pass would end the game lost.

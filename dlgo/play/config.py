@@ -106,6 +106,13 @@ SCHEMA: dict[str, dict[str, Param]] = {
         "consecutive_moves": Param(
             int, 3, "resign only when this many of our moves in a row (this one included) are below it", minimum=1
         ),
+        "min_score_difference": Param(
+            float,
+            0.0,
+            "never resign while the network's score head says we are behind by fewer points than this "
+            "(KataGo's resignMinScoreDifference); 0 = the win rate alone decides; no effect without a score head",
+            minimum=0.0,
+        ),
     },
     "pass": {
         "playouts": Param(int, 400, "playouts of the dead-stone estimate behind pass decisions", minimum=10),

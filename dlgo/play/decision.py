@@ -58,6 +58,7 @@ class DecisionSettings:
     handicap_threshold: float = 0.02
     handicap_min_move: int = 0
     resign_consecutive_moves: int = 3
+    resign_min_score_difference: float = 0.0
     pass_playouts: int = 400
     only_when_settled: bool = True
     variety: VarietySettings = VarietySettings()
@@ -74,6 +75,7 @@ class DecisionSettings:
             handicap_threshold=resign["handicap_threshold"],
             handicap_min_move=resign["handicap_min_move"],
             resign_consecutive_moves=resign["consecutive_moves"],
+            resign_min_score_difference=resign["min_score_difference"],
             pass_playouts=passing["playouts"],
             only_when_settled=passing["only_when_settled"],
         )
@@ -87,6 +89,7 @@ class DecisionSettings:
             handicap_threshold=self.handicap_threshold,
             handicap_min_move=self.handicap_min_move or None,
             consecutive_moves=self.resign_consecutive_moves,
+            min_score_difference=self.resign_min_score_difference,
         )
         return EndOfGamePolicy(resign=resign, only_when_settled=self.only_when_settled)
 
