@@ -31,6 +31,4 @@ class ScriptedSearch(SearchAgent):
             if game_state.is_valid_move(Move.play(Point(r, c)))
         )
         cand = CandidateInfo(move=move, visits=self.visits, winrate=self.winrate, score_lead=self.score_lead)
-        return SearchResult(
-            [cand], visits=self.visits, winrate=self.winrate, elapsed=0.0, score_lead=self.score_lead
-        )
+        return SearchResult([cand], visits=self.visits, winrate=self.winrate, elapsed=0.0, score_lead=self.score_lead)
