@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dlgo.goboard import GameState
+from dlgo.inference.komi import SCALE_PER_SIDE, score_scale
 from dlgo.gotypes import Player
 from dlgo.playout import board_array, kernel
 
@@ -79,17 +80,6 @@ def playout_estimate(state: GameState, playouts: int) -> PlayoutEstimate:
     grid = (owned / count).reshape(rows + 2, w)[rows:0:-1, 1 : cols + 1].copy()
     sample = scores[:playouts] if playouts else np.zeros(1)
     return PlayoutEstimate(grid, float(sample.mean()), float(sample.std()), playouts)
-
-
-# Points per unit of a win rate's log-odds, per board side: measured on this project's networks
-# (docs/analysis.md, "Scores without a score head"): 1.4 on 9x9, 2.9 on 19x19.
-SCALE_PER_SIDE = 0.155
-
-
-def score_scale(rows: int, cols: int) -> float:
-    """Points per unit of log-odds of the win rate on a ``rows`` x ``cols`` board: a game's
-    margin spreads with the board's side."""
-    return SCALE_PER_SIDE * math.sqrt(rows * cols)
 
 
 def lead_from_winrate(winrate: float, rows: int, cols: int) -> float:

@@ -36,6 +36,9 @@ class ModelCard:
     an open size. ``training``: data, command, epochs, samples, ...
     ``metrics``: measured figures, e.g. ``{"top1": 0.47, "top5": 0.78, "positions": 100000}``.
     ``strength``: how it plays, e.g. ``{"vs": "gnugo level 10", "wins": 31, "games": 50}``.
+    ``trained_komi``: the one komi of every game it learned from (None: several, or not known).
+    Such a network cannot read its komi plane; ``dlgo.inference.komi`` evaluates it at this komi
+    and moves its value and score to the real one.
     """
 
     encoder: str
@@ -51,6 +54,7 @@ class ModelCard:
     created: str = ""
     versions: dict[str, str] = field(default_factory=dict)
     format: int = CARD_FORMAT
+    trained_komi: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

@@ -41,6 +41,7 @@ import numpy as np
 from dlgo.encoders import Encoder, get_encoder_by_name, symmetry
 from dlgo.goboard import GameState
 from dlgo.inference.files import LoadedModel, load_model, model_heads
+from dlgo.inference.komi import KomiShift
 from dlgo.inference.runners import Runner, make_runner
 from dlgo.networks.zero import SCORE_SCALE
 
@@ -146,6 +147,9 @@ class BatchEvaluator:
             self._keras = model
             self.encoder_name = _name(encoder)
             self.heads = model_heads(model)
+        trained_komi = self.loaded.card.trained_komi if self.loaded is not None else None
+        # Only the zero encoder has the komi plane the shift reads and rewrites.
+        self.komi_shift = KomiShift(trained_komi) if trained_komi is not None and self.encoder_name == "zero" else None
         self._encoders: dict[tuple[int, int], Encoder] = {}
         if isinstance(encoder, Encoder):
             self._encoders[(encoder.board_height, encoder.board_width)] = encoder
@@ -363,7 +367,14 @@ class BatchEvaluator:
 
     def _forward(self, x: np.ndarray, dims: tuple[int, int]) -> dict[str, np.ndarray]:
         """The runner on ``x`` in chunks of ``max_batch``, by head (the mean over the board's
-        symmetries in "average" mode)."""
+        symmetries in "average" mode), moved to each position's komi where the network knows one
+        komi only (``dlgo.inference.komi``)."""
+        if self.komi_shift is None:
+            return self._run_network(x, dims)
+        x, gain = self.komi_shift.prepare(x)
+        return self.komi_shift.apply(self._run_network(x, dims), gain, dims, SCORE_SCALE)
+
+    def _run_network(self, x: np.ndarray, dims: tuple[int, int]) -> dict[str, np.ndarray]:
         if self.symmetry_mode == "average":
             self.batches += len(symmetry.allowed(dims)) * -(-len(x) // self.max_batch)
             return symmetry_average(self.runner, self.heads, x, dims, symmetry.NUM_SYMMETRIES, self.max_batch)
