@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dlgo.goboard import GameState
-from dlgo.inference.komi import SCALE_PER_SIDE, score_scale
 from dlgo.gotypes import Player
+from dlgo.inference.komi import SCALE_PER_SIDE, score_scale
 from dlgo.playout import board_array, kernel
 
 __all__ = [
