@@ -121,6 +121,15 @@ def test_values_come_from_the_side_report_as_names(engine, report_as, to_move):
     assert got["rootInfo"]["utility"] * sign > 0.5
 
 
+def test_score_and_win_rate_follow_the_komi(engine):
+    # The 9x9 network learned at komi 7 only; its answers are moved to the query's komi.
+    got = {
+        k: final(engine, query(f"komi-{k}", moves=[["B", "E5"]], komi=k, maxVisits=50))["rootInfo"] for k in (5, 7, 9)
+    }
+    assert got[5]["scoreLead"] - got[9]["scoreLead"] == pytest.approx(4.0, abs=1.5)  # Black's view
+    assert got[5]["winrate"] > got[7]["winrate"] > got[9]["winrate"]
+
+
 def test_analyze_turns_answers_each_turn_with_katagos_player_to_move(engine):
     """A record may have one colour move twice: the player to move after a move is its opponent."""
     moves = [["B", "E5"], ["B", "E6"], ["W", "C3"]]
