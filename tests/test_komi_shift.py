@@ -16,7 +16,7 @@ from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Point
 from dlgo.inference.card import read_card
 from dlgo.inference.evaluator import BatchEvaluator
-from dlgo.inference.komi import KOMI_PLANE, KomiShift, score_scale
+from dlgo.inference.komi import KOMI_PLANE, KomiShift, komi_of_planes, score_scale, trained_komi_after
 
 ROOT = Path(__file__).resolve().parents[1]
 NET_9 = ROOT / "weights" / "zero-9x9.keras"
@@ -85,3 +85,15 @@ def test_a_network_of_several_komi_is_left_as_it_is(tmp_path) -> None:
     card.pop("trained_komi")
     (tmp_path / "net.card.json").write_text(json.dumps(card))
     assert BatchEvaluator(tmp_path / "net.keras", cache_size=0).komi_shift is None
+
+
+def test_komi_of_planes_reads_float16_planes_of_either_player() -> None:
+    planes = np.concatenate([_planes(7.0), _planes(7.0, black_to_move=False), _planes(5.5)]).astype(np.float16)
+    assert komi_of_planes(planes).tolist() == [7.0, 7.0, 5.5]
+
+
+def test_a_candidate_keeps_its_init_networks_komi_only_while_the_games_have_it() -> None:
+    seven = np.concatenate([_planes(7.0), _planes(7.0, black_to_move=False)]).astype(np.float16)
+    assert trained_komi_after(7.0, seven) == 7.0
+    assert trained_komi_after(7.0, np.concatenate([seven, _planes(5.0).astype(np.float16)])) is None
+    assert trained_komi_after(None, seven) is None  # an init of several komi stays so

@@ -22,7 +22,15 @@ import numpy as np
 
 from dlgo.encoders.zero import KOMI_SCALE
 
-__all__ = ["KomiShift", "SCALE_PER_SIDE", "score_scale", "BLACK_TO_MOVE_PLANE", "KOMI_PLANE"]
+__all__ = [
+    "KomiShift",
+    "komi_of_planes",
+    "trained_komi_after",
+    "SCALE_PER_SIDE",
+    "score_scale",
+    "BLACK_TO_MOVE_PLANE",
+    "KOMI_PLANE",
+]
 
 # The zero encoder's planes this reads (dlgo.encoders.zero): all ones where Black is to move; the
 # komi from the player to move's view (+komi for White, -komi for Black) / KOMI_SCALE.
@@ -42,6 +50,23 @@ def score_scale(rows: int, cols: int) -> float:
     return SCALE_PER_SIDE * math.sqrt(rows * cols)
 
 
+def komi_of_planes(x: np.ndarray) -> np.ndarray:
+    """The komi of each position of zero-encoder planes ``[n, rows, cols, planes]`` (the game's
+    komi, whoever is to move), to the nearest hundredth: float16 planes, as the replay buffer
+    keeps them, are up to 0.004 points off."""
+    black = x[:, 0, 0, BLACK_TO_MOVE_PLANE] > 0.5
+    komi_seen = x[:, 0, 0, KOMI_PLANE].astype(np.float64) * KOMI_SCALE  # +komi White, -komi Black
+    return np.round(np.where(black, -komi_seen, komi_seen), 2)
+
+
+def trained_komi_after(init_komi: float | None, planes: np.ndarray) -> float | None:
+    """The one komi a network knows after training on ``planes``: its init network's, while every
+    position trained on has it too; None once a game of another komi comes in."""
+    if init_komi is None or len(planes) == 0:
+        return init_komi
+    return init_komi if bool(np.all(komi_of_planes(planes) == init_komi)) else None
+
+
 class KomiShift:
     """Evaluate at ``trained_komi`` and move value and score to each position's own komi.
 
@@ -54,15 +79,13 @@ class KomiShift:
         self.trained_komi = float(trained_komi)
 
     def prepare(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        black = x[:, 0, 0, BLACK_TO_MOVE_PLANE] > 0.5
-        # +komi White, -komi Black; rounded, as the float32 plane does not give 7 back exactly
-        komi_seen = np.round(x[:, 0, 0, KOMI_PLANE].astype(np.float64) * KOMI_SCALE, 3)
-        komi_trained = np.where(black, -self.trained_komi, self.trained_komi)
-        gain = komi_seen - komi_trained
+        # the player to move gains what komi the game has less than the trained (Black) or more (White)
+        sign = np.where(x[:, 0, 0, BLACK_TO_MOVE_PLANE] > 0.5, -1.0, 1.0)
+        gain = sign * (komi_of_planes(x) - self.trained_komi)
         if not np.any(gain):
             return x, gain
         shifted = x.copy()
-        shifted[..., KOMI_PLANE] = (komi_trained / KOMI_SCALE).astype(x.dtype)[:, None, None]
+        shifted[..., KOMI_PLANE] = (sign * self.trained_komi / KOMI_SCALE).astype(x.dtype)[:, None, None]
         return shifted, gain
 
     @staticmethod

@@ -53,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    save_model(grown, out, card.encoder, card.board_sizes, network=network, training=training, metrics=card.metrics)
+    save_model(
+        grown, out, card.encoder, card.board_sizes, network=network, training=training, metrics=card.metrics,
+        trained_komi=card.trained_komi,  # the same outputs: the same one komi known
+    )  # fmt: skip
     print(
         f"grow: {source} ({old_blocks}x{old_filters}, {model.count_params():,} parameters) -> "
         f"{out} ({args.blocks}x{args.filters}, {grown.count_params():,} parameters)"

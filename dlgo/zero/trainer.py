@@ -244,6 +244,9 @@ def train_candidate(
 
         blocks, filters = trunk_size(model)  # a grown learner's, not its starting network's
         fields["network"] = {**fields["network"], "name": model.name, "blocks": blocks, "filters": filters}
+    from dlgo.inference.komi import trained_komi_after
+
+    fields.setdefault("trained_komi", trained_komi_after(base.trained_komi, window.states))
     save_model(model, candidate, "zero", [int(window.states.shape[1])], **fields)
     tmp = checkpoint.with_name(checkpoint.stem + ".tmp.keras")
     model.save(tmp)
