@@ -47,7 +47,7 @@ def _session_moves(session: PlaySession) -> list[str]:
 
 
 def test_the_library_gtp_and_the_web_page_play_the_same_moves():
-    config = load_config(DEFAULT, [*FIXED, "engine.board_size=9"])
+    config = load_config(DEFAULT, [*FIXED, "engine.board_size=9", "engine.komi=7"])  # as the other two
     library = _session_moves(PlaySession(config))
 
     gtp = InProcessEngine(*FIXED, config="configs/engine/default.toml")
