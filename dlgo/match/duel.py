@@ -34,6 +34,7 @@ from dlgo.match import (
     player_from_text,
     run_match,
 )
+from dlgo.match.openings import load_openings
 from dlgo.match.summary import summary_text
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: configs/... resolve here from anywhere
@@ -90,6 +91,13 @@ def _parser() -> argparse.ArgumentParser:
         help="which of the players' dead-stone lists to remove before counting",
     )
     game.add_argument("--no-gnugo-check", action="store_true", help="do not cross-check the count with GNU Go")
+    game.add_argument(
+        "--openings",
+        nargs="+",
+        metavar="SGF",
+        help="start each pair of games (colours swapped) from the next of these SGF files or folders of them "
+        "(their main line's moves; GoGui twogtp's -openings)",
+    )
 
     clock = p.add_argument_group("time (pick one way, or combine visits with a clock)")
     clock.add_argument("--seconds-per-move", type=float, help="thinking time per move (no clock kept)")
@@ -153,6 +161,7 @@ def build_settings(args: argparse.Namespace) -> MatchSettings:
         lag_allowance=args.lag_allowance,
         max_moves=args.max_moves,
         dead_stones=args.dead_stones,
+        openings=load_openings(args.openings, args.size) if args.openings else (),
     )
     return MatchSettings(engine, opponent, args.games, rules, jobs=args.jobs, gnugo_check=not args.no_gnugo_check)
 

@@ -59,6 +59,8 @@ class GameRecord:
     handicap_stones: list[str] = field(default_factory=list)
     moves: list[list[str]] = field(default_factory=list)  # [colour, vertex]
     times: list[float] = field(default_factory=list)  # seconds per move, aligned with moves
+    opening: str = ""  # the opening file the game started from (dlgo.match.openings), if any
+    opening_moves: int = 0  # the first this many moves are the opening's, played by the referee
     winner: str | None = None  # "B", "W", None (draw or no result)
     result: str = "Void"  # SGF RE
     reason: str = ""
@@ -129,6 +131,9 @@ def record_to_sgf(record: GameRecord) -> str:
     """SGF text: players, result, komi, Chinese rules, seconds per move as comments."""
     start, moves = replay(record)
     comments: list[str | None] = [f"{t:.2f} s" for t in record.times]
+    if 0 < record.opening_moves <= len(comments):
+        comments[: record.opening_moves] = [None] * record.opening_moves
+        comments[record.opening_moves - 1] = f"the opening {record.opening} ends here; the players' moves follow"
     comments += [None] * (len(moves) - len(comments))
     end_note = f"{record.result} ({record.reason}{': ' + record.detail if record.detail else ''})"
     if record.scoring.get("gnugo_result") is not None:

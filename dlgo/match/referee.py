@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dlgo.goboard import GameState
+from dlgo.gotypes import Player
 from dlgo.handicap import fixed_handicap_points, handicap_game, max_fixed_handicap
 from dlgo.match.gnugo_count import GnuGoScorer, count_with_dead, parse_vertex_list, result_winner
 from dlgo.match.gtp_client import GtpClientError, GtpProcess
+from dlgo.match.openings import Opening, opening_for_game
 from dlgo.match.players import PlayerSpec
 from dlgo.match.record import GameRecord, parse_move, winner_result
 from dlgo.match.referee_clock import ClockSettings, RefereeClock
@@ -50,6 +52,7 @@ class GameRules:
     lag_allowance: float = 0.2  # seconds per move not charged to a clock (pipes, process switches)
     max_moves: int | None = None  # None: 3 x the board's points
     dead_stones: str = "union"  # "union" or "agreed"
+    openings: tuple[Opening, ...] = ()  # start positions, one per pair of games (dlgo.match.openings)
 
     def __post_init__(self) -> None:
         if not 2 <= self.size <= 25:
@@ -63,6 +66,8 @@ class GameRules:
             raise ValueError(f"at most {most} fixed handicap stones on {self.size}x{self.size}")
         if self.dead_stones not in ("union", "agreed"):
             raise ValueError("dead_stones must be 'union' or 'agreed'")
+        if self.openings and self.handicap:
+            raise ValueError("openings and handicap stones exclude each other")
 
     @property
     def move_limit(self) -> int:
@@ -100,6 +105,7 @@ class GameRules:
             "lag_allowance": self.lag_allowance,
             "max_moves": self.max_moves,
             "dead_stones": self.dead_stones,
+            "openings": [o.to_json() for o in self.openings],
         }
 
     @classmethod
@@ -107,6 +113,7 @@ class GameRules:
         values = dict(data)
         if values.get("clock"):
             values["clock"] = ClockSettings(**values["clock"])
+        values["openings"] = tuple(Opening.from_json(o) for o in values.get("openings") or ())
         known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in values.items() if k in known})
 
@@ -219,11 +226,35 @@ def _setup(record: GameRecord, seats: dict[str, _Seat], rules: GameRules) -> Gam
     else:
         state = GameState.new_game(rules.size, rules.komi)
 
+    opening = opening_for_game(rules.openings, record.index)
+    if opening is not None:
+        state = _play_opening(record, seats, rules, state, opening)
+
     for seat in seats.values():
         if rules.clock is not None:
             seat.command(rules.clock.gtp(), t, required=False)
         elif rules.seconds_per_move is not None and seat.spec.time_commands:
             seat.command(f"time_settings 0 {rules.seconds_per_move:g} 1", t, required=False)
+    return state
+
+
+def _play_opening(
+    record: GameRecord, seats: dict[str, _Seat], rules: GameRules, state: GameState, opening: Opening
+) -> GameState:
+    """The opening's moves, played into both engines; they count as moves of no one's time."""
+    record.opening = opening.name
+    for colour, vertex in opening.moves:
+        move = parse_move(vertex)
+        player = Player.black if colour == "B" else Player.white
+        reason = state.illegal_reason(player, move)
+        if reason is not None:  # load_openings checked it: a referee bug, not a player's fault
+            raise RuntimeError(f"opening {opening.name}: {colour} {vertex} is illegal: {reason}")
+        state = state.play_as(player, move)
+        for seat in seats.values():
+            seat.command(f"play {_WORD[colour]} {vertex}", rules.command_timeout)
+        record.moves.append([colour, vertex])
+        record.times.append(0.0)
+        record.opening_moves += 1
     return state
 
 
@@ -254,7 +285,7 @@ def _handicap(seats: dict[str, _Seat], rules: GameRules) -> list:
 
 
 def _play_moves(record: GameRecord, seats: dict[str, _Seat], rules: GameRules, state: GameState) -> GameState:
-    colour = "W" if rules.handicap else "B"
+    colour = "B" if state.next_player == Player.black else "W"  # White after handicap stones or an opening
     passes = 0
     while True:
         seat, other = seats[colour], seats[_OTHER[colour]]

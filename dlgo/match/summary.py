@@ -45,7 +45,7 @@ def _player_stats(label: str, records: list[GameRecord]) -> dict:
                 resigned += 1
         if r.fault == colour:
             faults[r.reason] += 1
-        for (c, _), t in zip(r.moves, r.times):
+        for (c, _), t in zip(r.moves[r.opening_moves :], r.times[r.opening_moves :]):
             if c == colour:
                 moves += 1
                 total_time += t
