@@ -6,8 +6,9 @@
 For every counted game of ``--player`` that it lost after passing before its opponent, where
 our own count (``dlgo.deadstones``, 400 playouts, the pass rule's) called the position lost
 too, writes the position just before that pass (the player to move) as an SGF. The files start a
-``dlgo-duel --openings`` match that plays those endgames out again, e.g. to measure
-``pass.play_on_when_losing_by`` (docs/strength.md, 2026-11-29).
+``dlgo-duel --openings`` match that plays those endgames out again: the measure of a rule that
+played on instead of passing there (``pass.play_on_when_losing_by`` of commit dd2d408: 0 of 16
+endgames won against Pachi, so not kept; docs/strength.md, 2026-11-29).
 """
 
 from __future__ import annotations

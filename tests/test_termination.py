@@ -247,22 +247,6 @@ def test_no_pass_while_neutral_points_are_left() -> None:
     assert decide_after_search(state, result, unsettled, FakeReferee(FakeCount(), neutral=True), 80, False).move.is_pass
 
 
-def test_no_pass_before_the_opponent_while_the_count_is_lost() -> None:
-    state = GameState.new_game(9)  # Black to move
-    policy = EndOfGamePolicy(resign=ResignPolicy(enabled=False))
-    result = _result((PASS, 0.8), (E5, 0.7))
-    losing = FakeReferee(FakeCount(winner=Player.white))
-    decision = decide_after_search(state, result, policy, losing, 80, False)
-    assert decision.move == E5 and "lost count" in decision.reason
-    for count in (FakeCount(winner=Player.black), FakeCount()):  # won, or a draw: the pass stands
-        assert decide_after_search(state, result, policy, FakeReferee(count), 80, False).move.is_pass
-    passing = EndOfGamePolicy(resign=ResignPolicy(enabled=False), play_on_when_losing_by=0.0)
-    assert decide_after_search(state, result, passing, losing, 80, False).move.is_pass
-    far = EndOfGamePolicy(resign=ResignPolicy(enabled=False), play_on_when_losing_by=0.5)  # the count: W+1
-    assert decide_after_search(state, result, far, losing, 80, False).move.is_pass
-    assert decide_after_search(state, _result((PASS, 0.8)), policy, losing, 80, False).move.is_pass  # no move left
-
-
 def test_a_lucky_pass_of_a_small_search_is_not_played_on_an_open_board() -> None:
     # One stone on a 9x13 board: the area count has no neutral point (every empty point touches
     # only Black), so only the visit count stops a pass that won its four rollouts by chance.

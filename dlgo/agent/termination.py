@@ -313,13 +313,10 @@ class Decision:
 
 @dataclass(frozen=True)
 class EndOfGamePolicy:
-    """The engine's rules: ``resign``; ``only_when_settled``: no pass while dame are left;
-    ``play_on_when_losing_by``: no pass before the opponent's while our count says we lose by at
-    most this many points (0: off)."""
+    """The engine's rules: ``resign``, and ``only_when_settled``: no pass while dame are left."""
 
     resign: ResignPolicy = field(default_factory=ResignPolicy)
     only_when_settled: bool = True
-    play_on_when_losing_by: float = 10.0
 
 
 def capture_in_atari(state: GameState) -> Move | None:
@@ -430,13 +427,4 @@ def decide_after_search(
         return Decision(non_pass[0].move, "a pass with too few visits to trust: playing", non_pass[0])
     if best.move.is_pass and non_pass and policy.only_when_settled and referee.has_neutral_points(state):
         return Decision(non_pass[0].move, "not passing while neutral points are left", non_pass[0])
-    if best.move.is_pass and non_pass and policy.play_on_when_losing_by > 0:
-        # A network sure of a won endgame can be wrong about a group the count calls dead; our
-        # pass would let the opponent end the game lost, while under area scoring one more move
-        # costs nothing. Only a close count: far behind, the count is what the network missed.
-        # After the opponent's pass the rule above decides (hope or resign).
-        counted = referee.count(state)
-        if counted.wins(state.next_player.other) and counted.result.winning_margin <= policy.play_on_when_losing_by:
-            reason = f"not passing into a lost count ({counted.result}): playing on"
-            return Decision(non_pass[0].move, reason, non_pass[0])
     return Decision(best.move, "best search move", best)

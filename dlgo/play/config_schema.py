@@ -84,13 +84,6 @@ SCHEMA: dict[str, dict[str, Param]] = {
         "only_when_settled": Param(
             bool, True, "never pass while neutral points (dame) are left to fill, unless the opponent passed"
         ),
-        "play_on_when_losing_by": Param(
-            float,
-            10.0,
-            "never pass before the opponent while our count (dead stones removed) says we lose by at most this "
-            "many points: play the best other move instead (area scoring: it costs nothing); 0 = off",
-            minimum=0.0,
-        ),
     },
     "variety": {
         "opening_moves": Param(

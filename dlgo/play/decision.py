@@ -61,7 +61,6 @@ class DecisionSettings:
     resign_min_score_difference: float = 0.0
     pass_playouts: int = 400
     only_when_settled: bool = True
-    play_on_when_losing_by: float = 10.0
     variety: VarietySettings = VarietySettings()
 
     @classmethod
@@ -79,7 +78,6 @@ class DecisionSettings:
             resign_min_score_difference=resign["min_score_difference"],
             pass_playouts=passing["playouts"],
             only_when_settled=passing["only_when_settled"],
-            play_on_when_losing_by=passing["play_on_when_losing_by"],
         )
 
     def policy(self) -> EndOfGamePolicy:
@@ -93,9 +91,7 @@ class DecisionSettings:
             consecutive_moves=self.resign_consecutive_moves,
             min_score_difference=self.resign_min_score_difference,
         )
-        return EndOfGamePolicy(
-            resign=resign, only_when_settled=self.only_when_settled, play_on_when_losing_by=self.play_on_when_losing_by
-        )
+        return EndOfGamePolicy(resign=resign, only_when_settled=self.only_when_settled)
 
 
 def resign_value(choice: MoveChoice) -> float | None:
