@@ -317,7 +317,9 @@ def one_thread():
 
 
 def test_priority_orders_the_queue(one_thread):
-    one_thread.send(query("blocker", maxVisits=100000))
+    one_thread.send(query("blocker", maxVisits=100000, reportDuringSearchEvery=0.1))
+    # the blocker must be searching before the others arrive, or the queue would rank it too
+    one_thread.wait_for(lambda got: len(got) == 1, keep=lambda d: d.get("id") == "blocker" and d.get("isDuringSearch"))
     one_thread.send(query("low", priority=-5), query("high", priority=5), query("middle"))
     time.sleep(0.5)
     one_thread.send({"id": "go", "action": "terminate", "terminateId": "blocker"})
