@@ -32,7 +32,7 @@ from typing import Any
 from dlgo.agent.base import Agent
 from dlgo.minimax import supports_size as supports_game_tree_size
 from dlgo.search import SearchAgent
-from dlgo.search.base import TREES
+from dlgo.search.base import SELECT_BY, TREES
 
 __all__ = [
     "Param",
@@ -411,6 +411,13 @@ register(
                 5.0,
                 "points at which the score utility reaches half its factor (see score_utility)",
                 minimum=0.01,
+            ),
+            "select_by": Param(
+                str,
+                "visits",
+                "the move played: visits (the most visited, the book) or lcb (the best lower confidence bound of "
+                "the win rate among moves with at least a tenth of the top visits: Leela Zero, KataGo)",
+                choices=SELECT_BY,
             ),
             "cache_size": _CACHE,
             "threads": _THREADS,

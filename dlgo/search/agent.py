@@ -1,7 +1,7 @@
 """A generic PUCT search agent (book 14.2-14.4): the ``SearchAgent`` on ``PUCTSearch``.
 
     agent = PUCTAgent(evaluator, rounds_per_move=800, c=2.0)
-    move = agent.select_move(game_state)                               # most visited move
+    move = agent.select_move(game_state)                               # most visited move (or select_by="lcb")
     result = agent.search(game_state, SearchBudget(max_seconds=1.0))   # for the GTP engine
 
 Competitive mode (the default) plays the most visited move and never adds noise. Self-play
@@ -49,6 +49,7 @@ class PUCTAgent(SearchAgent):
     overtaken; ``pipeline``: evaluate a batch in a worker thread while the next is collected;
     ``fpu_reduction``: the value of an unvisited move (``SearchSettings``; negative: 0, the book's);
     ``score_utility``/``score_scale``: KataGo's score utility (``SearchSettings``; 0: off);
+    ``select_by``: the move played, "visits" (most visited) or "lcb" (``SearchSettings``);
     ``max_seconds``: a clock limit for ``select_move``; ``tree``: "compiled" (the tree as
     numba arrays, ``dlgo.search.compiled``, wherever the evaluator supports it: a Zero network's
     ``BatchEvaluator``) or "python" (``ZeroTreeNode`` objects).
@@ -73,6 +74,7 @@ class PUCTAgent(SearchAgent):
         fpu_reduction: float = -1.0,
         score_utility: float = 0.0,
         score_scale: float = 5.0,
+        select_by: str = "visits",
         max_seconds: float | None = None,
         seed: int | None = None,
         tree: str = "compiled",
@@ -96,6 +98,7 @@ class PUCTAgent(SearchAgent):
             fpu_reduction=fpu_reduction,
             score_utility=score_utility,
             score_scale=score_scale,
+            select_by=select_by,
         )
         rng = np.random.default_rng(seed)
         if tree == "compiled" and compiled_search_supports(evaluator, self_play):
@@ -155,11 +158,11 @@ class PUCTAgent(SearchAgent):
     def select_move(self, game_state: GameState) -> Move:
         if game_state.is_over():
             return Move.pass_turn()
-        self.search(game_state, self.default_budget())
+        result = self.search(game_state, self.default_budget())
         if self.temperature(game_state) > 0:
             move = self.tree.sample_move(1.0)
         else:
-            move = self.tree.most_visited()
+            move = result.best.move if result.best is not None else None  # the settings' select_by
         return move if move is not None else Move.pass_turn()
 
     def clear_tree(self) -> None:

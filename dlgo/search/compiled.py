@@ -26,7 +26,7 @@ from dlgo.encoders.zero import PLANES
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.search import arena
-from dlgo.search.base import CandidateInfo, SearchBudget, SearchResult, lower_confidence_bound
+from dlgo.search.base import CandidateInfo, SearchBudget, SearchResult, lower_confidence_bound, root_order
 from dlgo.search.batches import BatchedTreeSearch, InFlight
 from dlgo.search.puct import (
     SearchSettings,
@@ -393,7 +393,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
             return SearchResult(candidates=[], visits=0, winrate=0.5, elapsed=elapsed)
         tree, span = self._arena, self._root_span()
         n, q, priors = self._root_arrays()
-        order = sorted(np.flatnonzero(n > 0).tolist(), key=lambda i: (n[i], q[i]), reverse=True)
+        order = root_order(n, q, self.settings.select_by)
         sign = 1.0 if self.root_state.next_player is Player.black else -1.0  # Black's view -> the mover's
         candidates = []
         for i in order:

@@ -38,7 +38,7 @@ import numpy as np
 
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
-from dlgo.search.base import SearchBudget, SearchResult
+from dlgo.search.base import SELECT_BY, SearchBudget, SearchResult
 from dlgo.search.batches import BatchedTreeSearch, InFlight
 from dlgo.search.report import tree_result
 from dlgo.search.tree import NodeAux, ZeroTreeNode, index_move, move_index
@@ -75,6 +75,9 @@ class SearchSettings:
     and the tree keeps scores (the compiled tree, outside self-play): each visited move's Q gains
     ``score_utility * 2/pi * atan((its mean score - the root's) / score_scale)``, so the search
     plays for points among moves of about the same win rate; 0: off (pure win rate).
+    ``select_by``: the move the result puts first, which the engine plays (``dlgo.search.base.
+    SELECT_BY``): "visits", the most visited (the book), or "lcb", the best lower confidence
+    bound of the win rate among the well-visited moves (Leela Zero, KataGo).
     """
 
     c_puct: float = 2.0
@@ -88,6 +91,7 @@ class SearchSettings:
     fpu_reduction: float = -1.0
     score_utility: float = 0.0
     score_scale: float = 5.0
+    select_by: str = "visits"
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
@@ -96,6 +100,8 @@ class SearchSettings:
             raise ValueError("c_puct and virtual_loss must be >= 0, noise_weight in [0, 1]")
         if self.score_utility < 0 or self.score_scale <= 0:
             raise ValueError("score_utility must be >= 0 and score_scale > 0")
+        if self.select_by not in SELECT_BY:
+            raise ValueError(f"select_by must be one of {', '.join(SELECT_BY)}")
 
 
 @dataclass
@@ -363,7 +369,7 @@ class PUCTSearch(BatchedTreeSearch):
 
     # --- reading the tree ---------------------------------------------------------------------
     def result(self, elapsed: float) -> SearchResult:
-        return tree_result(self.root, self.root_state, elapsed)
+        return tree_result(self.root, self.root_state, elapsed, self.settings.select_by)
 
     def statistics(self, new_visits: int = 0) -> SearchStatistics | None:
         root, state = self.root, self.root_state

@@ -11,14 +11,17 @@ import numpy as np
 
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
-from dlgo.search.base import CandidateInfo, SearchResult, lower_confidence_bound
+from dlgo.search.base import CandidateInfo, SearchResult, lower_confidence_bound, root_order
 from dlgo.search.tree import ZeroTreeNode, index_move
 
 __all__ = ["tree_result", "principal_variation", "ownership_grid"]
 
 
-def tree_result(root: ZeroTreeNode | None, state: GameState | None, elapsed: float) -> SearchResult:
-    """Every visited root move, best first (visits, then Q), for the player to move at ``state``."""
+def tree_result(
+    root: ZeroTreeNode | None, state: GameState | None, elapsed: float, select_by: str = "visits"
+) -> SearchResult:
+    """Every visited root move, best first (``dlgo.search.base.root_order``), for the player to
+    move at ``state``."""
     if root is None or state is None:
         return SearchResult(candidates=[], visits=0, winrate=0.5, elapsed=elapsed)
     board = state.board
@@ -27,7 +30,7 @@ def tree_result(root: ZeroTreeNode | None, state: GameState | None, elapsed: flo
     n = root.branch_visits()
     q = root.expected_values()
     priors = root.network_priors if root.network_priors is not None else root.priors
-    order = sorted(np.flatnonzero(n > 0).tolist(), key=lambda i: (n[i], q[i]), reverse=True)
+    order = root_order(n, q, select_by)
     candidates = []
     for i in order:
         visits = int(n[i])

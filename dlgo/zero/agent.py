@@ -37,6 +37,7 @@ _SEARCH_KEYS: dict[str, tuple[str, type]] = {
     "fpu_reduction": ("fpu_reduction", float),
     "score_utility": ("score_utility", float),
     "score_scale": ("score_scale", float),
+    "select_by": ("select_by", str),
 }
 _LOAD_KEYS: dict[str, tuple[str, type]] = {
     "cache_size": ("cache_size", int),

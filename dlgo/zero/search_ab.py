@@ -9,7 +9,9 @@ each side plays it once as Black. No exploration on either side (PUCT plays its 
 move, Gumbel the halving's winner without the draw), games to two passes counted by area with
 every stone alive (as self-play counts), capped at twice the board's points. A side is
 ``key=value`` pairs, comma separated: ``c`` (PUCT constant), ``visits``, ``fpu`` (first-play
-urgency reduction, -1 off), ``gumbel`` (1: Gumbel root search), ``rollout`` (the weight of one
+urgency reduction, -1 off), ``batch`` (leaves per network call, 8 unless set; with virtual
+loss, a larger batch spreads a search of few visits), ``lcb`` (1: play the best lower confidence
+bound, ``zero.select_by = "lcb"``), ``gumbel`` (1: Gumbel root search), ``rollout`` (the weight of one
 fast rollout in each leaf's value, AlphaGo's 1 - lambda, book chapter 13; 0 off). For claims against other
 engines use ``dlgo.match.duel`` and GNU Go's count; this compares settings of our own search.
 """
@@ -29,9 +31,9 @@ from dlgo.scoring import compute_game_result
 from dlgo.search import PUCTAgent, SearchBudget
 from dlgo.search.gumbel import gumbel_search
 
-__all__ = ["SearchPlayer", "opening", "play_out", "play_match", "parse_side", "with_rollouts"]
+__all__ = ["SearchPlayer", "make_player", "opening", "play_out", "play_match", "parse_side", "with_rollouts"]
 
-_SIDE_KEYS = {"c": float, "visits": int, "fpu": float, "gumbel": int, "rollout": float}
+_SIDE_KEYS = {"c": float, "visits": int, "fpu": float, "gumbel": int, "rollout": float, "batch": int, "lcb": int}
 
 
 @dataclass
@@ -46,8 +48,8 @@ class SearchPlayer:
     def move(self, state: GameState, rng: np.random.Generator) -> Move:
         if self.gumbel:
             return gumbel_search(self.agent.tree, state, self.visits, rng=rng, explore=False).move
-        self.agent.tree.search(state, SearchBudget(max_visits=self.visits))
-        return self.agent.tree.most_visited() or Move.pass_turn()
+        best = self.agent.tree.search(state, SearchBudget(max_visits=self.visits)).best
+        return best.move if best is not None else Move.pass_turn()
 
 
 def parse_side(text: str) -> dict[str, float | int]:
@@ -162,11 +164,13 @@ def with_rollouts(agent: PUCTAgent, weight: float, seed: int | None = None) -> P
     )  # fmt: skip
 
 
-def _player(name: str, spec: dict, args: argparse.Namespace) -> SearchPlayer:
+def make_player(name: str, spec: dict, args: argparse.Namespace) -> SearchPlayer:
+    """Side ``spec`` (``parse_side``) as a player on ``args.model`` (one thread, no early stop)."""
     from dlgo.zero.agent import ZeroAgent
 
     agent = ZeroAgent.from_model(
-        args.model, board_size=args.size, seed=args.seed, threads=1, runtime=args.runtime, batch_size=8,
+        args.model, board_size=args.size, seed=args.seed, threads=1, runtime=args.runtime,
+        batch_size=int(spec.get("batch", 8)), select_by="lcb" if spec.get("lcb", 0) else "visits",
         early_stop=False, c=float(spec.get("c", 2.0)), fpu_reduction=float(spec.get("fpu", -1.0)),
     )  # fmt: skip
     if spec.get("rollout", 0.0) > 0:
@@ -188,8 +192,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default="", help="write the summary here as JSON")
     args = parser.parse_args(argv)
-    a = _player(f"A({args.a or 'default'})", parse_side(args.a), args)
-    b = _player(f"B({args.b or 'default'})", parse_side(args.b), args)
+    a = make_player(f"A({args.a or 'default'})", parse_side(args.a), args)
+    b = make_player(f"B({args.b or 'default'})", parse_side(args.b), args)
     rng = np.random.default_rng(args.seed)
     summary = play_match(a, b, args.games, rng, args.size, args.komi, args.opening).summary()
     summary["command_settings"] = {k: v for k, v in vars(args).items() if k != "out"}
