@@ -385,6 +385,14 @@ register(
             ),
             "exploration": Param(float, 2.0, "PUCT exploration constant c (c_puct); the book's c (2.0)", minimum=0.0),
             "batch_size": _BATCH,
+            "batch_growth": Param(
+                int,
+                4,
+                "tree visits per leaf of a batch: a batch holds at most the tree's visits / this (and batch_size) "
+                "leaves, so virtual losses do not spread a small tree",
+                minimum=1,
+                maximum=4096,
+            ),
             "reuse_tree": _REUSE,
             "tree": Param(
                 str,

@@ -20,17 +20,19 @@ def test_sides_parse_into_settings_and_typos_are_errors():
 
 
 def test_batch_and_move_choice_reach_the_side_s_search():
-    """``batch`` and ``lcb`` build the search they name on the shipped network."""
+    """``batch``, ``growth`` and ``lcb`` build the search they name on the shipped network."""
     import argparse
     from pathlib import Path
 
     model = Path(__file__).resolve().parent.parent / "weights" / "zero-9x9.keras"
     args = argparse.Namespace(model=str(model), size=9, seed=1, runtime="fp32", visits=32)
-    side = make_player("a", parse_side("batch=4,lcb=1"), args)
+    side = make_player("a", parse_side("batch=4,growth=32,lcb=1"), args)
     assert side.agent.settings.batch_size == 4 and side.agent.settings.select_by == "lcb"
+    assert side.agent.settings.batch_growth == 32
     assert side.visits == 32
     plain = make_player("b", parse_side("visits=16"), args)
     assert plain.agent.settings.batch_size == 8 and plain.agent.settings.select_by == "visits"
+    assert plain.agent.settings.batch_growth == 4
     state = opening(plain.agent.evaluator, 9, 2, np.random.default_rng(1))
     assert state.is_valid_move(side.move(state, np.random.default_rng(2)))
 

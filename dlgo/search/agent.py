@@ -44,7 +44,7 @@ class PUCTAgent(SearchAgent):
     rollouts, or a fake in tests. The Zero and AlphaGo agents are this with their own defaults.
 
     ``rounds_per_move``: visits of the root per move (tree reuse counts); ``c``: the PUCT
-    constant (book 2.0); ``batch_size``/``virtual_loss``: batched evaluation; ``reuse_tree``:
+    constant (book 2.0); ``batch_size``/``batch_growth``/``virtual_loss``: batched evaluation; ``reuse_tree``:
     keep the subtree of the moves played; ``early_stop``: stop when the best move cannot be
     overtaken; ``pipeline``: evaluate a batch in a worker thread while the next is collected;
     ``fpu_reduction``: the value of an unvisited move (``SearchSettings``; negative: 0, the book's);
@@ -63,6 +63,7 @@ class PUCTAgent(SearchAgent):
         c: float = 2.0,
         *,
         batch_size: int = 16,
+        batch_growth: int = 4,
         virtual_loss: float = 1.0,
         self_play: bool = False,
         noise_weight: float = 0.25,
@@ -89,6 +90,7 @@ class PUCTAgent(SearchAgent):
         settings = SearchSettings(
             c_puct=c,
             batch_size=batch_size,
+            batch_growth=batch_growth,
             virtual_loss=virtual_loss,
             noise_weight=noise_weight,
             dirichlet_alpha=dirichlet_alpha,

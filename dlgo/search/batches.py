@@ -190,7 +190,7 @@ class BatchedTreeSearch:
         """Leaves of the next batch: growing with the tree at first (a small tree is distorted
         most by virtual losses), never past the visit budget."""
         visits = self._visits()
-        limit = min(self.settings.batch_size, max(1, visits // 4))
+        limit = min(self.settings.batch_size, max(1, visits // self.settings.batch_growth))
         if budget.max_visits is not None:
             limit = min(limit, budget.max_visits - visits)
         return max(1, limit)

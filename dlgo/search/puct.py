@@ -75,6 +75,9 @@ class SearchSettings:
     and the tree keeps scores (the compiled tree, outside self-play): each visited move's Q gains
     ``score_utility * 2/pi * atan((its mean score - the root's) / score_scale)``, so the search
     plays for points among moves of about the same win rate; 0: off (pure win rate).
+    ``batch_growth``: visits of the tree per leaf of a batch: a batch holds at most the tree's
+    visits / ``batch_growth`` leaves (and ``batch_size``), so the virtual losses of the leaves
+    in flight stay a small part of a small tree.
     ``select_by``: the move the result puts first, which the engine plays (``dlgo.search.base.
     SELECT_BY``): "visits", the most visited (the book), or "lcb", the best lower confidence
     bound of the win rate among the well-visited moves (Leela Zero, KataGo).
@@ -82,6 +85,7 @@ class SearchSettings:
 
     c_puct: float = 2.0
     batch_size: int = 16
+    batch_growth: int = 4
     virtual_loss: float = 1.0
     noise_weight: float = 0.25
     dirichlet_alpha: float | None = None
@@ -94,8 +98,8 @@ class SearchSettings:
     select_by: str = "visits"
 
     def __post_init__(self) -> None:
-        if self.batch_size < 1:
-            raise ValueError("batch_size must be at least 1")
+        if self.batch_size < 1 or self.batch_growth < 1:
+            raise ValueError("batch_size and batch_growth must be at least 1")
         if self.c_puct < 0 or self.virtual_loss < 0 or not 0 <= self.noise_weight <= 1:
             raise ValueError("c_puct and virtual_loss must be >= 0, noise_weight in [0, 1]")
         if self.score_utility < 0 or self.score_scale <= 0:

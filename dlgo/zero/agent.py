@@ -32,6 +32,7 @@ _SEARCH_KEYS: dict[str, tuple[str, type]] = {
     "rounds": ("rounds_per_move", int),
     "exploration": ("c", float),
     "batch_size": ("batch_size", int),
+    "batch_growth": ("batch_growth", int),
     "reuse_tree": ("reuse_tree", bool),
     "tree": ("tree", str),
     "fpu_reduction": ("fpu_reduction", float),

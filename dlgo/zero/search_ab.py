@@ -10,7 +10,8 @@ move, Gumbel the halving's winner without the draw), games to two passes counted
 every stone alive (as self-play counts), capped at twice the board's points. A side is
 ``key=value`` pairs, comma separated: ``c`` (PUCT constant), ``visits``, ``fpu`` (first-play
 urgency reduction, -1 off), ``batch`` (leaves per network call, 8 unless set; with virtual
-loss, a larger batch spreads a search of few visits), ``lcb`` (1: play the best lower confidence
+loss, a larger batch spreads a search of few visits), ``growth`` (tree visits per leaf of a
+batch, 4 unless set: ``zero.batch_growth``), ``lcb`` (1: play the best lower confidence
 bound, ``zero.select_by = "lcb"``), ``gumbel`` (1: Gumbel root search), ``rollout`` (the weight of one
 fast rollout in each leaf's value, AlphaGo's 1 - lambda, book chapter 13; 0 off). For claims against other
 engines use ``dlgo.match.duel`` and GNU Go's count; this compares settings of our own search.
@@ -33,7 +34,9 @@ from dlgo.search.gumbel import gumbel_search
 
 __all__ = ["SearchPlayer", "make_player", "opening", "play_out", "play_match", "parse_side", "with_rollouts"]
 
-_SIDE_KEYS = {"c": float, "visits": int, "fpu": float, "gumbel": int, "rollout": float, "batch": int, "lcb": int}
+_SIDE_KEYS = {
+    "c": float, "visits": int, "fpu": float, "gumbel": int, "rollout": float, "batch": int, "growth": int, "lcb": int,
+}  # fmt: skip
 
 
 @dataclass
@@ -170,7 +173,8 @@ def make_player(name: str, spec: dict, args: argparse.Namespace) -> SearchPlayer
 
     agent = ZeroAgent.from_model(
         args.model, board_size=args.size, seed=args.seed, threads=1, runtime=args.runtime,
-        batch_size=int(spec.get("batch", 8)), select_by="lcb" if spec.get("lcb", 0) else "visits",
+        batch_size=int(spec.get("batch", 8)), batch_growth=int(spec.get("growth", 4)),
+        select_by="lcb" if spec.get("lcb", 0) else "visits",
         early_stop=False, c=float(spec.get("c", 2.0)), fpu_reduction=float(spec.get("fpu", -1.0)),
     )  # fmt: skip
     if spec.get("rollout", 0.0) > 0:
