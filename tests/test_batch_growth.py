@@ -5,15 +5,16 @@ of the leaves in flight never spread a small tree."""
 from __future__ import annotations
 
 import pytest
-from test_compiled_search import EncodedProjectionEvaluator, ProjectionEvaluator, _random_game
+from test_compiled_search import EncodedProjectionEvaluator, _random_game
 
 from dlgo.play.config import ConfigError, load_config
 from dlgo.search import PUCTSearch, SearchBudget, SearchSettings
 from dlgo.search.compiled import CompiledPUCTSearch
 
 
-class CountingEvaluator(ProjectionEvaluator):
-    """The pinned evaluator, recording how many positions each call asks for."""
+class CountingEvaluator(EncodedProjectionEvaluator):
+    """The pinned evaluator, recording how many positions each call asks for: ``evaluate`` for
+    the Python tree, ``forward`` (encoded planes) for the compiled one; neither calls the other."""
 
     def __init__(self, size: int) -> None:
         super().__init__(size)
@@ -22,12 +23,6 @@ class CountingEvaluator(ProjectionEvaluator):
     def evaluate(self, states):
         self.sizes.append(len(states))
         return super().evaluate(states)
-
-
-class CountingEncodedEvaluator(EncodedProjectionEvaluator):
-    def __init__(self, size: int) -> None:
-        super().__init__(size)
-        self.sizes: list[int] = []
 
     def forward(self, planes):
         self.sizes.append(len(planes))
@@ -50,12 +45,8 @@ def test_batches_grow_with_the_tree(tree: str, growth: int) -> None:
     size = 5
     state = _random_game(size, 6, 4)[-1]
     settings = SearchSettings(batch_size=16, batch_growth=growth, early_stop=False, pipeline=False)
-    if tree == "python":
-        evaluator = CountingEvaluator(size)
-        search = PUCTSearch(evaluator, settings)
-    else:
-        evaluator = CountingEncodedEvaluator(size)
-        search = CompiledPUCTSearch(evaluator, settings)
+    evaluator = CountingEvaluator(size)
+    search = (PUCTSearch if tree == "python" else CompiledPUCTSearch)(evaluator, settings)
     search.search(state, SearchBudget(max_visits=1200))
     assert _within_growth(evaluator.sizes, growth, 16)
     assert max(evaluator.sizes) == 16  # a large tree reaches the full batch
@@ -68,7 +59,7 @@ def test_a_slower_growth_means_more_calls_for_the_same_visits() -> None:
     state = _random_game(size, 6, 5)[-1]
     calls = {}
     for growth in (4, 64):
-        evaluator = CountingEncodedEvaluator(size)
+        evaluator = CountingEvaluator(size)
         settings = SearchSettings(batch_size=16, batch_growth=growth, early_stop=False, pipeline=False)
         CompiledPUCTSearch(evaluator, settings).search(state, SearchBudget(max_visits=600))
         calls[growth] = len(evaluator.sizes)
