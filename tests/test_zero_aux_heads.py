@@ -269,6 +269,10 @@ def test_training_lowers_the_masked_ownership_loss(tmp_path):
     assert metrics["bn_batches"] == settings.bn_batches == 32  # the candidate's statistics recomputed
     loaded = load_model(tmp_path / "cand.keras")
     assert loaded.card.heads == ["policy", "value", "ownership", "score"]
+    # The candidate is an inference file: no optimizer state (the learner's checkpoint keeps it).
+    assert getattr(keras.saving.load_model(tmp_path / "cand.keras"), "optimizer", None) is None
+    assert keras.saving.load_model(tmp_path / "learner.keras").optimizer is not None
+    assert (tmp_path / "cand.keras").stat().st_size < (tmp_path / "learner.keras").stat().st_size
     keep = mask == 1
 
     def ownership_mse(model):

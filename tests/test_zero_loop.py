@@ -188,6 +188,20 @@ def test_shipped_training_config_loads_and_bad_keys_name_the_file(tmp_path):
         load_loop_config(bad)
 
 
+def test_13x13_config_starts_from_the_fully_convolutional_19x19_network():
+    from dlgo.inference.files import card_of
+
+    config = load_loop_config(ROOT / "configs" / "train" / "zero-train-13x13.toml")
+    assert config.selfplay.board_size == 13 and config.selfplay.komi == 7.5
+    card = card_of(config.resolve(config.loop.init_model))
+    # The 19x19 network reads any board: no fixed spatial input, so no layer is rebuilt for 13x13 ...
+    assert card.size_independent
+    # ... and the learner keeps its size (no growth), gaining only the auxiliary heads.
+    assert (config.loop.blocks, config.loop.filters) == (card.network["blocks"], card.network["filters"])
+    assert config.loop.aux_heads and not config.loop.global_pooling
+    assert config.resolve(config.loop.out) != load_loop_config(ROOT / "configs" / "train" / "zero-train-9x9.toml").out
+
+
 def test_gate_stops_as_soon_as_the_verdict_is_certain(tmp_path):
     config = load_loop_config(None, {"loop": {"out": str(tmp_path)}, "gating": {"games": 10, "accept": 0.55}})
 

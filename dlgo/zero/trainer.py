@@ -43,6 +43,7 @@ from dlgo.zero.experience import ReplayBuffer, training_batch, window_size
 __all__ = [
     "TrainerSettings",
     "train_candidate",
+    "inference_copy",
     "learning_rate",
     "blended_value_targets",
     "compile_learner",
@@ -247,11 +248,22 @@ def train_candidate(
     from dlgo.inference.komi import trained_komi_after
 
     fields.setdefault("trained_komi", trained_komi_after(base.trained_komi, window.states))
-    save_model(model, candidate, "zero", [int(window.states.shape[1])], **fields)
+    save_model(inference_copy(model), candidate, "zero", [int(window.states.shape[1])], **fields)
     tmp = checkpoint.with_name(checkpoint.stem + ".tmp.keras")
     model.save(tmp)
     os.replace(tmp, checkpoint)
     return metrics
+
+
+def inference_copy(model: Any) -> Any:
+    """An uncompiled clone with ``model``'s weights: the candidate file without the optimizer's
+    slots, which doubled it (a 10x128 candidate 24 MB instead of 12) and serve no one but the
+    learner, whose own checkpoint keeps them."""
+    import keras
+
+    clone = keras.Model.from_config(model.get_config())  # clone_model would compile it again
+    clone.set_weights(model.get_weights())
+    return clone
 
 
 LOSS_NAMES = ("loss", "policy_loss", "value_loss", "ownership_loss", "score_loss")
