@@ -259,9 +259,7 @@ def inference_copy(model: Any) -> Any:
     """An uncompiled clone with ``model``'s weights: the candidate file without the optimizer's
     slots, which doubled it (a 10x128 candidate 24 MB instead of 12) and serve no one but the
     learner, whose own checkpoint keeps them."""
-    import keras
-
-    clone = keras.Model.from_config(model.get_config())  # clone_model would compile it again
+    clone = type(model).from_config(model.get_config())  # clone_model would compile it again
     clone.set_weights(model.get_weights())
     return clone
 
