@@ -54,9 +54,11 @@ def test_search_stops_on_event_and_on_time():
 def test_progress_callback_is_called_during_long_search():
     seen = []
     agent = MCTSAgent(seed=1)
-    # Kernels compiled first: in a fresh clone (a cold numba cache) the first search spent its
-    # whole budget compiling and reported once.
-    agent.search(GameState.new_game(9), SearchBudget(max_visits=16))
+    # Kernels compiled first, the timed and reporting path's too: in a fresh clone (a cold numba
+    # cache) the first search spent its whole budget compiling and reported once, and in a full
+    # run a warm-up without the clock once left the timed search a single report.
+    warm_up = SearchBudget(max_seconds=0.3)
+    agent.search(GameState.new_game(9), warm_up, on_progress=lambda _: None, progress_interval=0.1)
     agent.search(GameState.new_game(9), SearchBudget(max_seconds=1.0), on_progress=seen.append, progress_interval=0.1)
     assert len(seen) >= 2
     assert seen[-1].visits >= seen[0].visits
