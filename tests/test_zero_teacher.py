@@ -110,7 +110,7 @@ def test_fine_tuning_learns_the_teachers_moves(tmp_path, capsys):
     folder = _match(tmp_path / "m", *records)
     data, out = tmp_path / "data", tmp_path / "net"
     assert main(["convert", str(folder), "--learn-from", "teacher", "--out", str(data), "--holdout-every", "4"]) == 0
-    init = tmp_path / "init.keras"
+    init = tmp_path / "zero-9x9.keras"  # the kept round takes the init's name
     keras.utils.set_random_seed(0)
     save_model(zero_model(16, blocks=1, filters=16), init, "zero", [5])
     args = ["train", "--data", str(data), "--init", str(init), "--out", str(out), "--steps", "150", "--lr", "0.001"]

@@ -33,8 +33,17 @@ network on it:
         --data runs/teacher/data
 
 ``train`` keeps a learner checkpoint after every round and goes on from it when run again; the
-network it writes (``OUT/zero-9x9.keras`` with its card) is the round with the lowest held-out
-loss (policy cross-entropy on teacher moves + value squared error), not the last one.
+network it writes (``OUT/`` + the init file's name, with its card) is the round with the lowest
+held-out loss (policy cross-entropy on teacher moves + value squared error), not the last one.
+``--heads value`` trains the value head alone (trunk and policy frozen: ``TrainerSettings.train_heads``).
+
+``split`` makes the same data folder from a self-play loop's replay folder (every k-th task's
+chunk held out), so a network can be fine-tuned on self-play games too: the strength issue's
+step 3 fits the 19x19 network's value head to 13x13 self-play this way:
+
+    python -m dlgo.zero.teacher split runs/zero-13x13/replay --out runs/v13/data --holdout-every 8
+    python -m dlgo.zero.teacher train --data runs/v13/data --init weights/zero-19x19.keras \
+        --out runs/v13/net --heads value --value-q-weight 0.5 --rounds 8 --steps 100 --batch-size 128
 """
 
 from __future__ import annotations
@@ -225,6 +234,39 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def split_replay(
+    replay: ReplayBuffer, train: ReplayBuffer, holdout: ReplayBuffer, holdout_every: int
+) -> tuple[int, int]:
+    """Link (or copy) ``replay``'s chunks into ``train`` and ``holdout`` (every ``holdout_every``-th
+    task of each iteration held out: whole games, never positions of one game on both sides);
+    chunks there already are kept. Returns (train, held-out) chunk counts."""
+    counts = [0, 0]
+    for chunk in replay.chunks():
+        side = 1 if holdout_every > 0 and chunk.task % holdout_every == 0 else 0
+        target = (train, holdout)[side].root / chunk.path.name
+        if not target.exists():
+            try:
+                os.link(chunk.path, target)
+            except OSError:
+                shutil.copyfile(chunk.path, target)
+        counts[side] += 1
+    return counts[0], counts[1]
+
+
+def _split(args: argparse.Namespace) -> int:
+    source = Path(args.replay)
+    if not source.is_dir():
+        raise SystemExit(f"{source}: no such replay folder")
+    out = Path(args.out)
+    trained, held = split_replay(
+        ReplayBuffer(source), ReplayBuffer(out / "train"), ReplayBuffer(out / "holdout"), args.holdout_every
+    )
+    if trained + held == 0:
+        raise SystemExit(f"{source}: no experience chunks")
+    print(f"teacher: {trained} chunks to train on, {held} held out, in {out}")
+    return 0
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     holdout = ReplayBuffer(Path(args.data) / "holdout")
     chunks = holdout.chunks()
@@ -257,9 +299,9 @@ def _train(args: argparse.Namespace) -> int:
     data = Path(args.data)
     replay = ReplayBuffer(data / "train")
     holdout = ReplayBuffer(data / "holdout").window(10**9)
-    last = max((c.iteration for c in replay.chunks()), default=0)
-    if last == 0:
-        raise SystemExit(f"{data / 'train'}: no converted games (run `convert` first)")
+    last = max((c.iteration for c in replay.chunks()), default=-1)
+    if last < 0:
+        raise SystemExit(f"{data / 'train'}: no converted games (run `convert` or `split` first)")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / "rounds.jsonl"
@@ -274,15 +316,18 @@ def _train(args: argparse.Namespace) -> int:
         optimizer="sgd",
         lr=args.lr,
         value_weight=args.value_weight,
+        value_q_weight=args.value_q_weight,
+        train_heads=tuple(args.heads),
         window_start=10**9,
         window_max=10**9,
         augment=True,
     )
     command = "python -m dlgo.zero.teacher " + " ".join(sys.argv[1:])
     card = {
-        "kind": "fine-tuned on a stronger player's games (dlgo.zero.teacher)",
+        "kind": f"fine-tuned on recorded games ({'heads ' + ', '.join(args.heads) if args.heads else 'every layer'}; "
+        f"dlgo.zero.teacher, data {args.data})",
         "init": str(args.init),
-        "games": len(replay.chunks()),
+        "chunks": len(replay.chunks()),  # a game each from `convert`, a self-play task each from `split`
         "positions": replay.positions(),
         "commands": [command],
     }
@@ -304,14 +349,15 @@ def _train(args: argparse.Namespace) -> int:
     best = min(rounds[1:], key=lambda r: r["policy_xent"] + r["value_mse"], default=None)
     if best is None:
         return 0
-    copy_model(out / f"round-{best['round']:02d}.keras", out / "zero-9x9.keras")
-    card = read_card(out / "zero-9x9.keras")
+    kept = out / Path(args.init).name
+    copy_model(out / f"round-{best['round']:02d}.keras", kept)
+    card = read_card(kept)
     held = ("top1", "policy_xent", "value_mse", "positions", "teacher_moves")
     card.metrics = {"held_out": {k: best[k] for k in held}, "held_out_before": {k: rounds[0][k] for k in held}}
-    write_card(out / "zero-9x9.keras", card)
-    export_runtimes(out / "zero-9x9.keras", int8=True)  # what the engine's default runtime loads
-    shutil.copyfile(log_path, out / "zero-9x9.rounds.jsonl")
-    print(f"teacher: round {best['round']} is the best on the held-out games -> {out / 'zero-9x9.keras'}")
+    write_card(kept, card)
+    export_runtimes(kept, int8=True)  # what the engine's default runtime loads
+    shutil.copyfile(log_path, kept.with_suffix(".rounds.jsonl"))
+    print(f"teacher: round {best['round']} is the best on the held-out games -> {kept}")
     return 0
 
 
@@ -332,13 +378,26 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--batch-size", type=int, default=256)
     t.add_argument("--lr", type=float, default=0.001, help="SGD learning rate (momentum 0.9)")
     t.add_argument("--value-weight", type=float, default=1.0)
+    t.add_argument(
+        "--value-q-weight",
+        type=float,
+        default=0.0,
+        help="the search's root Q's share of the value target (self-play data)",
+    )
+    t.add_argument(
+        "--heads", nargs="+", default=[], metavar="HEAD", help="train only these heads (e.g. value); default all"
+    )
     t.add_argument("--seed", type=int, default=1)
+    s = sub.add_parser("split", help="a self-play loop's replay folder into train and held-out chunks")
+    s.add_argument("replay", help="the loop's replay folder (RUN/replay)")
+    s.add_argument("--out", required=True, help="data folder (train/ and holdout/ chunks)")
+    s.add_argument("--holdout-every", type=int, default=8, help="every k-th task's chunk held out (0: none)")
     e = sub.add_parser("evaluate", help="networks on the held-out games")
     e.add_argument("models", nargs="+")
     e.add_argument("--data", required=True)
     args = p.parse_args(argv)
     require_extra("train", "python -m dlgo.zero.teacher")
-    return {"convert": _convert, "train": _train, "evaluate": _evaluate}[args.command](args)
+    return {"convert": _convert, "split": _split, "train": _train, "evaluate": _evaluate}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,11 @@ on the scaled score, hence the default 0.5. The learner is made to fit the loop'
 ``global_pooling`` (``conform_network``): a checkpoint or starting network without them is
 grafted (a fresh optimizer then), so a loop can switch them on at any iteration.
 
+``train_heads`` names the heads that learn (``dlgo.networks.heads``): the trunk and the other
+heads stay frozen, their batch norms in inference mode, and a frozen head's loss weighs 0. Empty
+(the default): the whole network learns. ``("value",)`` fits a network's value to new games
+while its policy, the search's prior, stays exactly as it was.
+
 The learner has its own checkpoint, ``trainer.keras`` (weights and optimizer state, so momentum
 and the step count survive a restart); it keeps training across generations whether or not the
 gate accepts its candidates, as AlphaGo Zero's learner did. Only the candidate for the gate
@@ -73,6 +78,18 @@ class TrainerSettings:
     score_weight: float = 0.5
     bn_batches: int = 32  # batches of the window that recompute the batch-norm statistics of each
     # candidate before it is saved (dlgo.networks.batchnorm; 0: keep the moving averages)
+    train_heads: tuple[str, ...] = ()  # the heads that learn, the rest frozen (module doc); (): all
+
+    def __post_init__(self) -> None:
+        from dlgo.networks.heads import HEAD_NAMES
+
+        heads = (self.train_heads,) if isinstance(self.train_heads, str) else tuple(self.train_heads)
+        unknown = [h for h in heads if h not in HEAD_NAMES]
+        if unknown:
+            raise ValueError(
+                f"train_heads: unknown head {', '.join(map(str, unknown))} (heads: {', '.join(HEAD_NAMES)})"
+            )
+        object.__setattr__(self, "train_heads", heads)
 
 
 def learning_rate(settings: TrainerSettings, iteration: int) -> float:
@@ -88,11 +105,13 @@ def compile_learner(model: Any, settings: TrainerSettings, rate: float) -> None:
     """Compile ``model`` (policy, value, optional aux heads) with ``settings``' losses at ``rate``."""
     import keras
 
+    from dlgo.networks.heads import train_only_heads
     from dlgo.train.optimizers import make_optimizer
 
     names = list(model.output_names)
     if len(names) < 2 or "policy" not in names[0] or "value" not in names[1]:
         raise ValueError(f"expected outputs (policy, value, ...), the model has {names}")
+    train_only_heads(model, settings.train_heads)
     # the auxiliary losses average over the positions whose mask (sample weight) is 1
     per_masked = "mean_with_sample_weight"
     losses = {names[0]: keras.losses.CategoricalCrossentropy(), names[1]: keras.losses.MeanSquaredError()}
@@ -103,6 +122,8 @@ def compile_learner(model: Any, settings: TrainerSettings, rate: float) -> None:
     if "score" in names:
         losses["score"] = keras.losses.Huber(delta=1.0, reduction=per_masked)
         weights["score"] = float(settings.score_weight)
+    if settings.train_heads:
+        weights = {name: w if name in settings.train_heads else 0.0 for name, w in weights.items()}
     model.compile(
         optimizer=make_optimizer(settings.optimizer, rate, settings.momentum, settings.clipnorm),
         loss=losses,
@@ -123,14 +144,17 @@ def _load_learner(
 
     import dlgo.networks  # noqa: F401  (registers custom objects)
     from dlgo.networks.grow import conform_network
+    from dlgo.networks.heads import train_only_heads
 
     if checkpoint.exists():
         model = keras.saving.load_model(checkpoint, compile=True)
         fitted = conform_network(model, aux_heads, global_pooling, trunk)
-        if fitted is model:
+        trainable = [layer.trainable for layer in model.layers]
+        train_only_heads(model, settings.train_heads)
+        if fitted is model and trainable == [layer.trainable for layer in model.layers]:
             model.optimizer.learning_rate.assign(rate)
             return model
-        model = fitted  # the heads or the trunk changed: a fresh optimizer
+        model = fitted  # the heads, the trunk or what learns changed: a fresh optimizer
     else:
         model = conform_network(keras.saving.load_model(init_model, compile=False), aux_heads, global_pooling, trunk)
     compile_learner(model, settings, rate)
@@ -259,8 +283,11 @@ def inference_copy(model: Any) -> Any:
     """An uncompiled clone with ``model``'s weights: the candidate file without the optimizer's
     slots, which doubled it (a 10x128 candidate 24 MB instead of 12) and serve no one but the
     learner, whose own checkpoint keeps them."""
+    from dlgo.networks.heads import train_only_heads
+
     clone = type(model).from_config(model.get_config())  # clone_model would compile it again
     clone.set_weights(model.get_weights())
+    train_only_heads(clone, ())  # a learner's frozen layers stay the learner's: whoever trains it next decides
     return clone
 
 
