@@ -57,7 +57,7 @@ def test_the_shipped_zero_configs_play_int8_and_the_set_up_knows_their_networks(
     config = load_config(str(ROOT / "configs" / "engine" / "default.toml"))
     assert {config.get("zero.runtime", size) for size in (9, 13, 19)} == {"int8"}
     assert {default_runtime(size) for size in (9, 13, 19)} == {"int8"}
-    weights = {str(ROOT / "weights" / f"zero-{n}.keras") for n in ("9x9", "19x19")}
+    weights = {str(ROOT / "weights" / f"zero-{n}.keras") for n in ("9x9", "13x13", "19x19")}
     assert set(int8_model_files(config)) == weights
     for name in ("zero-9x9", "zero-19x19"):
         assert load_config(str(ROOT / "configs" / "engine" / f"{name}.toml")).get("zero.runtime") == "int8"
