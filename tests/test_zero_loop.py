@@ -425,6 +425,25 @@ def test_no_gate_makes_every_candidate_the_next_generation(tmp_path):
         _tiny(tmp_path, gating__games=-1)
 
 
+def test_zero_training_steps_make_a_self_play_only_loop(tmp_path):
+    """``train.steps_per_iteration = 0``: every iteration's games are generation 0's, no learner."""
+    config = _tiny(tmp_path, train__steps_per_iteration=0, gating__games=0)
+    state = ZeroLoop(config, progress=False).run(iterations=2)
+    out = tmp_path / "run"
+    assert state["iteration"] == 2 and state["generation"] == 0
+    assert not (out / "learner.keras").exists() and not any(out.glob("iter-*/candidate.keras"))
+    assert ReplayBuffer(out / "replay").positions(1) > 0
+    assert sorted(p.name for p in (out / "generations").glob("*.keras")) == ["gen-0000.keras"]
+    with pytest.raises(LoopConfigError, match=r"train\] steps_per_iteration"):
+        _tiny(tmp_path, train__steps_per_iteration=-1)
+
+
+def test_19x19_self_play_config_only_plays_the_shipped_network():
+    config = load_loop_config(ROOT / "configs" / "train" / "zero-selfplay-19x19.toml")
+    assert config.selfplay.board_size == 19 and config.train.steps_per_iteration == 0
+    assert config.resolve(config.loop.init_model) == (ROOT / "weights" / "zero-19x19.keras").resolve()
+
+
 def test_anchor_every_few_generations(tmp_path):
     loop = ZeroLoop(_tiny(tmp_path, anchor__games=2, anchor__every=2), progress=False)
     needs = []

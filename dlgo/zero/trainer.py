@@ -83,6 +83,9 @@ class TrainerSettings:
     def __post_init__(self) -> None:
         from dlgo.networks.heads import HEAD_NAMES
 
+        if self.steps_per_iteration < 0:
+            raise ValueError(f"steps_per_iteration: {self.steps_per_iteration} (0: self-play only, no training)")
+
         heads = (self.train_heads,) if isinstance(self.train_heads, str) else tuple(self.train_heads)
         unknown = [h for h in heads if h not in HEAD_NAMES]
         if unknown:

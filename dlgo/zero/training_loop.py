@@ -356,6 +356,10 @@ class ZeroLoop:
 
         it = self.state["iteration"]
         positions = self.replay.positions(it)
+        if self.config.train.steps_per_iteration == 0:  # self-play only: games for another trainer
+            self.say(f"iteration {it}: {positions} positions, no training (train.steps_per_iteration = 0)")
+            self._finish_iteration({})
+            return
         if positions < self.config.train.min_positions:
             self.say(f"iteration {it}: {positions} positions, training starts at {self.config.train.min_positions}")
             self._finish_iteration({})
