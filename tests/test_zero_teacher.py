@@ -159,3 +159,31 @@ def test_value_only_rows_leave_the_policy_head_alone(tmp_path):
         old, new = (np.asarray(m.get_layer(name).bias) for m in (before, after))
         assert np.allclose(old, new), name  # no gradient reached the policy's biases
     assert not np.allclose(before.get_layer("value").get_weights()[0], after.get_layer("value").get_weights()[0])
+
+
+def test_holdout_metrics_report_the_value_bias_from_blacks_side():
+    """A network that calls every position even, on games Black won: it rates Black too low."""
+    from dlgo.encoders.zero import PLANES
+    from dlgo.zero.experience import ZeroExperienceBuffer
+    from dlgo.zero.teacher import holdout_metrics
+
+    states = np.zeros((4, 5, 5, len(PLANES)), dtype=np.float16)
+    states[:2, :, :, PLANES.index("black_to_move")] = 1.0  # Black to move in the first two
+    rewards = np.array([1.0, 1.0, -1.0, -1.0], dtype=np.float32)  # the mover's result: Black won all
+    policies = np.zeros((4, 26), dtype=np.float32)
+    policies[:, 0] = 1.0
+
+    class Even:
+        def predict_on_batch(self, x):
+            return np.full((len(x), 26), 1 / 26, dtype=np.float32), np.zeros((len(x), 1), dtype=np.float32)
+
+    data = ZeroExperienceBuffer(states, policies, rewards)
+    metrics = holdout_metrics(Even(), data)
+    assert metrics["value_bias_black"] == pytest.approx(-1.0) and metrics["value_mse"] == pytest.approx(1.0)
+
+    class Right:
+        def predict_on_batch(self, x):
+            black = x[:, 0, 0, PLANES.index("black_to_move")] > 0.5
+            return np.full((len(x), 26), 1 / 26, dtype=np.float32), np.where(black, 1.0, -1.0)[:, None]
+
+    assert holdout_metrics(Right(), data)["value_bias_black"] == pytest.approx(0.0)

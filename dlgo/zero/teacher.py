@@ -191,13 +191,19 @@ def convert_matches(
 
 def holdout_metrics(model: Any, data: ZeroExperienceBuffer, batch_size: int = 512) -> dict[str, float]:
     """Top-1 agreement and cross-entropy on the teacher's moves, squared error of the value
-    against the results (mean over positions), for a Keras model with (policy, value, ...)."""
+    against the results (mean over positions), and the value's bias for Black (its mean minus
+    the results', both from Black's side: > 0 rates Black too high), for a Keras model with
+    (policy, value, ...)."""
+    from dlgo.encoders.zero import PLANES
+
     policies, values = [], []
     for start in range(0, len(data), batch_size):
         out = model.predict_on_batch(np.asarray(data.states[start : start + batch_size], dtype=np.float32))
         policies.append(np.asarray(out[0]))
         values.append(np.asarray(out[1]).reshape(-1))
     policy, value = np.concatenate(policies), np.concatenate(values)
+    black_to_move = np.asarray(data.states[:, 0, 0, PLANES.index("black_to_move")], dtype=np.float32) > 0.5
+    black_side = np.where(black_to_move, 1.0, -1.0)
     taught = data.policies.sum(axis=1) > 0
     moves = data.policies[taught].argmax(axis=1)
     predicted = policy[taught]
@@ -209,6 +215,7 @@ def holdout_metrics(model: Any, data: ZeroExperienceBuffer, batch_size: int = 51
         if taught.any()
         else float("nan"),
         "value_mse": float(np.mean((value - data.rewards) ** 2)),
+        "value_bias_black": float(np.mean((value - data.rewards) * black_side)),
     }
 
 
@@ -285,8 +292,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             m = holdout_metrics(model, part)
             print(
                 f"{path} [{name}]: top-1 {m['top1']:.1%} of {int(m['teacher_moves'])} teacher moves, policy "
-                f"cross-entropy {m['policy_xent']:.3f}, value MSE {m['value_mse']:.3f} "
-                f"({int(m['positions'])} positions)"
+                f"cross-entropy {m['policy_xent']:.3f}, value MSE {m['value_mse']:.3f}, bias for Black "
+                f"{m['value_bias_black']:+.3f} ({int(m['positions'])} positions)"
             )
     return 0
 
@@ -343,7 +350,8 @@ def _train(args: argparse.Namespace) -> int:
             f.write(json.dumps(row) + "\n")
         print(
             f"round {number}: train policy {losses['policy_loss']:.3f} value {losses['value_loss']:.3f}; held out "
-            f"top-1 {row['top1']:.1%} policy {row['policy_xent']:.3f} value {row['value_mse']:.3f}",
+            f"top-1 {row['top1']:.1%} policy {row['policy_xent']:.3f} value {row['value_mse']:.3f} "
+            f"(bias for Black {row['value_bias_black']:+.3f})",
             flush=True,
         )
     best = min(rounds[1:], key=lambda r: r["policy_xent"] + r["value_mse"], default=None)
@@ -352,7 +360,7 @@ def _train(args: argparse.Namespace) -> int:
     kept = out / Path(args.init).name
     copy_model(out / f"round-{best['round']:02d}.keras", kept)
     card = read_card(kept)
-    held = ("top1", "policy_xent", "value_mse", "positions", "teacher_moves")
+    held = ("top1", "policy_xent", "value_mse", "value_bias_black", "positions", "teacher_moves")
     card.metrics = {"held_out": {k: best[k] for k in held}, "held_out_before": {k: rounds[0][k] for k in held}}
     write_card(kept, card)
     export_runtimes(kept, int8=True)  # what the engine's default runtime loads
