@@ -34,7 +34,7 @@ def test_binary_plays_outside_the_checkout_without_python(tmp_path: Path) -> Non
     assert shutil.which("python3", path="/nonexistent") is None
     version = subprocess.run([*env, str(binary), "--version"], capture_output=True, text=True, timeout=120)
     assert version.returncode == 0, version.stderr
-    assert f"plays {tmp_path / 'opt'}" in version.stdout and "zero-9x9.int8.onnx (int8)" in version.stdout
+    assert f"plays {tmp_path / 'opt'}" in version.stdout and "zero-9x9-10x128.int8.onnx (int8)" in version.stdout
     prepare = subprocess.run([*env, str(binary), "--prepare"], capture_output=True, text=True, timeout=600)
     assert prepare.returncode == 0, prepare.stderr[-2000:]
     rules = GameRules(size=9, komi=7.0, clock=ClockSettings(0, 2, 1))  # 2 s a move, as byo-yomi

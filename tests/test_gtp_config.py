@@ -42,7 +42,7 @@ def test_default_config_plays_the_shipped_networks_on_9_13_and_19() -> None:
         assert card.encoder == "zero" and card.input_shape[0] is None  # size-independent
     assert "zero-9x9" in config.get("zero.model", 9)
     assert 0.0 < config.get("resign.threshold", 9) < 0.5
-    assert config.get("resign.min_score_difference", 9) > 0  # 9x9's network has a score head: close games play out
+    assert config.get("resign.min_score_difference", 9) > 0  # with a score head (zero-9x9.keras), close games play out
     for size in (5, 7, 21):
         assert config.agent_for_size(size)[0] == "mcts"
 
@@ -57,7 +57,7 @@ def test_the_shipped_zero_configs_play_int8_and_the_set_up_knows_their_networks(
     config = load_config(str(ROOT / "configs" / "engine" / "default.toml"))
     assert {config.get("zero.runtime", size) for size in (9, 13, 19)} == {"int8"}
     assert {default_runtime(size) for size in (9, 13, 19)} == {"int8"}
-    weights = {str(ROOT / "weights" / f"zero-{n}.keras") for n in ("9x9", "13x13", "19x19")}
+    weights = {str(ROOT / "weights" / f"zero-{n}.keras") for n in ("9x9-10x128", "13x13", "19x19")}
     assert set(int8_model_files(config)) == weights
     for name in ("zero-9x9", "zero-19x19"):
         assert load_config(str(ROOT / "configs" / "engine" / f"{name}.toml")).get("zero.runtime") == "int8"

@@ -106,8 +106,8 @@ def test_version_names_the_networks_and_their_files() -> None:
     assert lines[0].startswith("dlgo-gtp ")
     assert lines[1] == f"config: {ROOT / 'configs' / 'engine' / 'default.toml'}"
     nine = next(line for line in lines if line.startswith("network size.9.zero.model: "))
-    assert f"{ROOT / 'weights' / 'zero-9x9.keras'} (sha256 " in nine
-    assert nine.endswith(f"plays {ROOT / 'weights' / 'zero-9x9.int8.onnx'} (int8)")
+    assert f"{ROOT / 'weights' / 'zero-9x9-10x128.keras'} (sha256 " in nine
+    assert nine.endswith(f"plays {ROOT / 'weights' / 'zero-9x9-10x128.int8.onnx'} (int8)")
 
 
 def _venv_python(folder: Path) -> Path:
@@ -180,7 +180,7 @@ def test_wheel_in_a_fresh_venv_plays_the_shipped_networks(installed_wheel: Path,
     site = installed_wheel / "lib"
     assert "agent: zero:" in describe
     assert "config: " in describe and "dlgo/shipped/configs/engine/default.toml" in describe
-    assert str(site) in describe and "zero-9x9.int8.onnx (int8)" in describe
+    assert str(site) in describe and "zero-9x9-10x128.int8.onnx (int8)" in describe
     assert str(ROOT) not in describe
     for answer in (answers[3], answers[5]):
         assert answer.startswith("= ") and answer[2:] not in ("", "pass", "resign"), proc.stdout
