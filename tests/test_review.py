@@ -33,7 +33,8 @@ from dlgo_review.jobs import Job, find_jobs, is_done, write_atomically
 
 ROOT = Path(__file__).resolve().parent.parent
 VISITS = 32
-SEEDED = ["zero.seed=1", "mcts.seed=1"]
+# the 4x48 9x9 network: its score head gives the reviews' scores (default.toml's 10x128 has none)
+SEEDED = ["zero.seed=1", "mcts.seed=1", f"size.9.zero.model={ROOT / 'weights' / 'zero-9x9.keras'}"]
 BLUNDER_MOVE = 17
 EYE_GAME = """(;GM[1]FF[4]SZ[9]KM[7]RU[Chinese]PB[Alice]PW[Bob]GN[eye test]C[a test game]
 ;B[bh];W[cg];B[ch];W[dg];B[dh];W[eh];B[di];W[ei];B[ah];W[bg];B[bi];W[ag]
