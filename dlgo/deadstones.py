@@ -1,8 +1,13 @@
 """Dead-stone estimate from Monte Carlo ownership (or a network's), for counting finished games.
 
-Random playouts (eye rule, compiled kernel) are run from the position, half with each player
-to move first so neither side gets a free tempo. A string whose points end up the opponent's
-more often than its own is dead, unless a static two-eye check (``dlgo.eyes``) shows it lives.
+Playouts (compiled kernel) are run from the position, half with each player to move first so
+neither side gets a free tempo. They are random (eye rule) but for what decides capturing races:
+the urgent reply to the last move first (capture a string in atari, save one's own by
+capturing or extending) and never a self-atari of more stones than a nakade. Pure random
+playouts let living groups die in races they win; on 800 counted KGS games the count finds the
+recorded winner in 96.6% against 92.1% (``python -m dlgo.bench.deadstones --games 800``).
+A string whose points end up the opponent's more often than its own is dead, unless a static
+two-eye check (``dlgo.eyes``) shows it lives.
 Strings that survive with liberties only in neutral points
 shared with the opponent are reported as seki. The same rule reads any other ownership map:
 :func:`ownership_count` takes a network's (KataGo's ownership head, averaged over a short search)
@@ -30,6 +35,7 @@ from dlgo.scoring import GameResult, area_ownership, compute_game_result
 __all__ = [
     "GroupStatus",
     "Count",
+    "PLAYOUT_POLICIES",
     "estimate_status",
     "final_result",
     "ownership_values",
@@ -40,8 +46,16 @@ __all__ = [
 ]
 
 
-def ownership_values(game_state: GameState, num_playouts: int = 400) -> np.ndarray:
-    """Mean final owner per padded point, +1 black / -1 white, both players moving first in turn."""
+PLAYOUT_POLICIES = ("fast", "random")
+
+
+def ownership_values(game_state: GameState, num_playouts: int = 400, policy: str = "fast") -> np.ndarray:
+    """Mean final owner per padded point, +1 black / -1 white, both players moving first in turn.
+
+    ``policy``: "fast" (urgent replies first, no big self-atari: the count's) or "random"."""
+    if policy not in PLAYOUT_POLICIES:
+        raise ValueError(f"playout policy {policy!r}: one of {', '.join(PLAYOUT_POLICIES)}")
+    fast = policy == "fast"
     from dlgo.playout import board_array, kernel  # compiled playouts: loaded on first use
 
     board = game_state.board
@@ -51,8 +65,8 @@ def ownership_values(game_state: GameState, num_playouts: int = 400) -> np.ndarr
     half = max(1, num_playouts // 2)
     komi = float(game_state.komi)
     to_move = game_state.next_player.value
-    _, _, _, own_a = kernel.playouts(colors, w, to_move, game_state.ko_point, komi, half, max_moves)
-    _, _, _, own_b = kernel.playouts(colors, w, 3 - to_move, 0, komi, half, max_moves)
+    _, _, _, own_a = kernel.playouts(colors, w, to_move, game_state.ko_point, komi, half, max_moves, fast)
+    _, _, _, own_b = kernel.playouts(colors, w, 3 - to_move, 0, komi, half, max_moves, fast)
     return (own_a + own_b) / 2.0
 
 
@@ -78,7 +92,9 @@ def _strings(game_state: GameState) -> list[GoString]:
     return out
 
 
-def estimate_status(game_state: GameState, num_playouts: int = 400, seed: int | None = None) -> GroupStatus:
+def estimate_status(
+    game_state: GameState, num_playouts: int = 400, seed: int | None = None, policy: str = "fast"
+) -> GroupStatus:
     """Alive, dead and seki strings (each a sorted list of points), strings in board order.
 
     ``seed`` makes the estimate repeatable; it reseeds the shared playout generator.
@@ -87,7 +103,7 @@ def estimate_status(game_state: GameState, num_playouts: int = 400, seed: int | 
         from dlgo.playout import kernel
 
         kernel.seed(seed)
-    return status_from_ownership(game_state, ownership_values(game_state, num_playouts))
+    return status_from_ownership(game_state, ownership_values(game_state, num_playouts, policy))
 
 
 def status_from_ownership(game_state: GameState, own: np.ndarray) -> GroupStatus:

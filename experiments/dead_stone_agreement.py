@@ -10,7 +10,7 @@ replayed into the engine (started with the arguments after ``--``); then both an
 ``final_score`` and ``final_status_list dead``. A game agrees when both answers are the same.
 Prints one JSON object: games, agreeing games, the rate, and each disagreement (seed, both
 scores, both dead-stone lists). ``tests/test_gtp_gnugo.py`` checks the first 10 seeds with
-playouts; the README's figure (138 of 150) is this command with ``dead_stones=playouts``.
+playouts; the README gives its figures, with ``dead_stones=playouts`` 145 of 150 (2026-12-05).
 """
 
 from __future__ import annotations

@@ -44,6 +44,21 @@ def state_from(diagram: str, to_move: Player = Player.black, komi: float = 7.5) 
     return GameState.from_position(board_from(diagram), to_move, komi)
 
 
+# A finished 9x9 game's last position (dlgo against Pachi, 2026-12-05): White's bottom strings win
+# their capturing race against Black's C1-E2 (GNU Go counts W+2 with C1 D1 E1 E2 dead).
+CAPTURING_RACE = """
+...XOOOO.
+..XXXXXOO
+...XOOOO.
+..XXXXOOO
+.X.XOXXOO
+.XXOO.XXX
+XXOO.OOOX
+XOOOXOOXX
+XOXXXOOXX
+"""
+
+
 def position(
     size: int,
     black: Iterable[tuple[int, int]],

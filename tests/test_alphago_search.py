@@ -13,7 +13,7 @@ from dlgo.alphago import AlphaGoEvaluator, AlphaGoMCTS, rollout_value
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.playout import kernel
-from dlgo.playout.kernel import urgent_move
+from dlgo.playout.tactics import big_self_atari, urgent_move
 from dlgo.search import SearchBudget
 
 
@@ -83,9 +83,57 @@ def test_fast_rollout_captures_and_escapes_first():
     last = board.geometry.index(Point(1, 2))  # as if White just played B1
     capture = urgent_move(colors, w, head, nxt, libs, last, Player.black.value, 0)
     assert capture == board.geometry.index(Point(1, 3))
-    # White to move: its B1 stone is in atari; extending to C1 gives it room.
+    # White to move: its B1 stone is in atari, and so is Black's A1 beside it: taking A1 (at A2)
+    # saves B1 better than running.
+    escape = urgent_move(colors, w, head, nxt, libs, board.geometry.index(Point(2, 2)), Player.white.value, 0)
+    assert escape == board.geometry.index(Point(2, 1))
+
+
+def test_fast_rollout_extends_out_of_atari_with_room():
+    # White B1 in atari (liberty C1) beside Black's A1-A2-B2, which has three liberties: extend.
+    state = position(5, [(1, 1), (2, 1), (2, 2)], [(1, 2)], Player.white)
+    board = state.board
+    colors = np.frombuffer(board.padded_colors, dtype=np.int8).copy()
+    w = board.geometry.width
+    head, nxt, libs, size, empties, epos = kernel.work_arrays(colors.shape[0])
+    kernel.init_strings(colors, w, head, nxt, libs, size, empties, epos)
     escape = urgent_move(colors, w, head, nxt, libs, board.geometry.index(Point(2, 2)), Player.white.value, 0)
     assert escape == board.geometry.index(Point(1, 3))
+
+
+def _kernel_strings(state):
+    board = state.board
+    colors = np.frombuffer(board.padded_colors, dtype=np.int8).copy()
+    work = kernel.work_arrays(colors.shape[0])
+    kernel.init_strings(colors, board.geometry.width, *work)
+    return colors, work
+
+
+def test_big_self_atari_is_refused_but_a_small_one_is_not():
+    # White's eleven stones A2-F2, B1-F1 have two liberties, A1 and G1 (Black walls them in).
+    white = [(2, c) for c in range(1, 7)] + [(1, c) for c in range(2, 7)]
+    black = [(3, c) for c in range(1, 8)] + [(2, 7), (1, 8)]
+    state = position(9, black, white, Player.white)
+    colors, (head, nxt, libs, size, empties, epos) = _kernel_strings(state)
+    w = state.board.geometry.width
+    for vertex in (Point(1, 1), Point(1, 7)):  # either fill leaves twelve stones in atari
+        p = state.board.geometry.index(vertex)
+        assert big_self_atari(colors, w, head, nxt, libs, size, p, Player.white.value)
+    # Black's G1 joins its wall: no atari at all.
+    g1 = state.board.geometry.index(Point(1, 7))
+    assert not big_self_atari(colors, w, head, nxt, libs, size, g1, Player.black.value)
+    # Two stones in atari (nakade size) are allowed: White E5 extends to D5, liberty C5 only.
+    small = position(9, [(6, 5), (5, 6), (4, 5), (6, 4), (4, 4)], [(5, 5)], Player.white)
+    colors, (head, nxt, libs, size, empties, epos) = _kernel_strings(small)
+    d5 = small.board.geometry.index(Point(5, 4))
+    assert not big_self_atari(colors, small.board.geometry.width, head, nxt, libs, size, d5, 2)
+    # A move that captures is no self-atari: Black's A1-F1 takes White H1 at G1 (its last liberty).
+    black = [(1, c) for c in range(1, 7)] + [(1, 9), (2, 8)]
+    white = [(2, c) for c in range(1, 8)] + [(1, 8)]
+    taken = position(9, black, white, Player.black)
+    colors, (head, nxt, libs, size, empties, epos) = _kernel_strings(taken)
+    g1 = taken.board.geometry.index(Point(1, 7))
+    assert not big_self_atari(colors, taken.board.geometry.width, head, nxt, libs, size, g1, 1)
 
 
 # --- the leaf value ---------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from conftest import CAPTURING_RACE, state_from
+
 from dlgo.deadstones import estimate_status, final_result
 from dlgo.goboard import Board, GameState
 from dlgo.gotypes import Player, Point
@@ -49,3 +51,17 @@ def test_seki_is_reported():
     assert all(isinstance(g, list) for g in status.alive + status.dead + status.seki)
     total = sum(len(g) for g in status.alive + status.dead + status.seki)
     assert total == sum(1 for _ in board.stones())
+
+
+def test_a_capturing_race_the_defender_wins_leaves_it_alive():
+    # The last position of a 9x9 game against Pachi (2026-12-05): White's bottom strings share two
+    # liberties, E3 and F4, and Black's C1-E2 inside has only E3. Black F4 is answered by White E3,
+    # which takes the four Black stones, so White lives and wins (GNU Go: W+2 with C1 D1 E1 E2
+    # dead). Random playouts let White fail to answer and called 16 White stones dead (B+40).
+    state = state_from(CAPTURING_RACE, Player.black, komi=7.0)
+    status = estimate_status(state, num_playouts=400, seed=1)
+    assert sorted(status.dead_stones()) == [Point(1, 3), Point(1, 4), Point(1, 5), Point(2, 5)]
+    assert compute_game_result(state, status.dead_stones()).winner is Player.white
+    # The pure random policy is the one that got it wrong.
+    random = estimate_status(state, num_playouts=400, seed=1, policy="random")
+    assert len(random.dead_stones()) == 16

@@ -7,8 +7,11 @@ moves that do not fill one's own eye, simple ko, area count at the end) with the
 valuable local rules of classic playout policies, tried before the random move:
 
 1. **capture**: an opponent string next to the last move is in atari: take it;
-2. **save**: an own string next to the last move is in atari: extend at its liberty when that
-   gives it room (at least two empty neighbours of the liberty).
+2. **save**: an own string next to the last move is in atari: capture a string in atari that
+   touches it, else extend at its liberty when that gives it room (at least two empty
+   neighbours of the liberty);
+
+and the random move is never a self-atari of a string bigger than a nakade (six stones or more).
 
 A rollout that hits ``max_moves`` before two passes counts as undecided (0), as in the book.
 """

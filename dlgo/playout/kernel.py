@@ -2,14 +2,15 @@
 
 A playout plays uniformly random moves that are legal and do not fill the mover's own eye
 (the book's RandomBot rule, book 3.3 listing 3.15) until both sides pass, then counts the board by area.
+A "fast" playout (AlphaGo's rollouts, the dead-stone count) first answers the last move
+(:func:`urgent_move`) and never makes a :func:`big_self_atari`.
 Boards are numpy int8 arrays over the same padded grid as ``dlgo.goboard`` (0 empty, 1 black,
 2 white, 3 border; width = columns + 2).
 
-Inside a playout, strings are circular linked lists with pseudo-liberty counts (each
-stone/empty-neighbour pair counts once). That count is exact for what a playout needs: a string
-whose only liberty is p has exactly as many pseudo-liberties as it has stones next to p. Simple
-ko is enforced; longer cycles (superko) are cut by a move cap, which is "superko-safe enough"
-for a playout and costs nothing.
+Inside a playout, strings are circular linked lists with pseudo-liberty counts
+(``dlgo.playout.strings``); the fast rules are ``dlgo.playout.tactics``. Simple ko is
+enforced; longer cycles (superko) are cut by a move cap, which is "superko-safe enough" for a
+playout and costs nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import numpy as np
 from numba import njit
 
 from dlgo.kernels import BLACK, BORDER, EMPTY, WHITE, is_eye, neighbor
+from dlgo.playout.strings import init_strings, is_legal, play_stone, work_arrays
+from dlgo.playout.tactics import big_self_atari, urgent_move
 
 
 @njit(cache=True)
@@ -27,173 +30,9 @@ def seed(value: int) -> None:
 
 
 @njit(cache=True)
-def init_strings(colors, w, head, nxt, libs, size, empties, epos):
-    """Build strings and the empty-point list from a colour array; returns the empty count.
-
-    Its own depth-first fill rather than ``dlgo.kernels.flood_chain``: the order it links a
-    string's stones in decides the order captured points rejoin the empty list, and so which
-    random moves a seeded playout draws.
-    """
-    n_points = colors.shape[0]
-    for p in range(n_points):
-        head[p] = -1
-    n_empty = 0
-    stack = np.empty(n_points, np.int32)
-    for p in range(n_points):
-        c = colors[p]
-        if c == EMPTY:
-            empties[n_empty] = p
-            epos[p] = n_empty
-            n_empty += 1
-        elif c != BORDER and head[p] < 0:
-            # Flood fill one string, linking its stones in a ring.
-            head[p] = p
-            nxt[p] = p
-            size[p] = 1
-            libs[p] = 0
-            top = 0
-            stack[top] = p
-            top += 1
-            while top > 0:
-                top -= 1
-                s = stack[top]
-                for k in range(4):
-                    n = neighbor(s, w, k)
-                    cn = colors[n]
-                    if cn == EMPTY:
-                        libs[p] += 1
-                    elif cn == c and head[n] < 0:
-                        head[n] = p
-                        nxt[n] = nxt[p]
-                        nxt[p] = n
-                        size[p] += 1
-                        stack[top] = n
-                        top += 1
-    return n_empty
-
-
-@njit(cache=True)
-def work_arrays(n):
-    """Scratch arrays for strings and the empty-point list: head, next, libs, size, empties, epos."""
-    return (
-        np.empty(n, np.int32),
-        np.empty(n, np.int32),
-        np.empty(n, np.int32),
-        np.empty(n, np.int32),
-        np.empty(n, np.int32),
-        np.empty(n, np.int32),
-    )
-
-
-@njit(cache=True)
-def is_legal(colors, w, head, libs, p, c, ko):
-    """Legal for ``c`` at empty ``p``: not the ko point and not suicide after captures."""
-    if p == ko:
-        return False
-    for k in range(4):
-        if colors[neighbor(p, w, k)] == EMPTY:
-            return True
-    for k in range(4):
-        n = neighbor(p, w, k)
-        cn = colors[n]
-        if cn == BLACK or cn == WHITE:
-            h = head[n]
-            adjacent = 0
-            for j in range(4):
-                m = neighbor(p, w, j)
-                if colors[m] == cn and head[m] == h:
-                    adjacent += 1
-            if cn == c:
-                if libs[h] > adjacent:
-                    return True  # the friendly string keeps another liberty
-            elif libs[h] == adjacent:
-                return True  # captures
-    return False
-
-
-@njit(cache=True)
-def _remove_string(colors, w, head, nxt, libs, empties, epos, n_empty, h):
-    s = h
-    while True:
-        colors[s] = EMPTY
-        empties[n_empty] = s
-        epos[s] = n_empty
-        n_empty += 1
-        s = nxt[s]
-        if s == h:
-            break
-    s = h
-    while True:
-        for k in range(4):
-            m = neighbor(s, w, k)
-            cm = colors[m]
-            if cm == BLACK or cm == WHITE:
-                libs[head[m]] += 1
-        s = nxt[s]
-        if s == h:
-            break
-    return n_empty
-
-
-@njit(cache=True)
-def play_stone(colors, w, head, nxt, libs, size, empties, epos, n_empty, p, c):
-    """Play a legal move; returns (new empty count, ko point or 0)."""
-    i = epos[p]
-    last = empties[n_empty - 1]
-    empties[i] = last
-    epos[last] = i
-    n_empty -= 1
-    colors[p] = c
-    head[p] = p
-    nxt[p] = p
-    size[p] = 1
-    libs[p] = 0
-    for k in range(4):
-        n = neighbor(p, w, k)
-        cn = colors[n]
-        if cn == EMPTY:
-            libs[p] += 1
-        elif cn == BLACK or cn == WHITE:
-            libs[head[n]] -= 1
-    for k in range(4):
-        n = neighbor(p, w, k)
-        if colors[n] == c:
-            a = head[n]
-            b = head[p]
-            if a != b:
-                if size[a] < size[b]:
-                    a, b = b, a
-                s = b
-                while True:
-                    head[s] = a
-                    s = nxt[s]
-                    if s == b:
-                        break
-                tmp = nxt[a]
-                nxt[a] = nxt[b]
-                nxt[b] = tmp
-                size[a] += size[b]
-                libs[a] += libs[b]
-    opp = 3 - c
-    captured = 0
-    captured_at = 0
-    for k in range(4):
-        n = neighbor(p, w, k)
-        if colors[n] == opp and libs[head[n]] == 0:
-            h = head[n]
-            captured += size[h]
-            captured_at = n
-            n_empty = _remove_string(colors, w, head, nxt, libs, empties, epos, n_empty, h)
-    ko = 0
-    h = head[p]
-    if captured == 1 and size[h] == 1 and libs[h] == 1:
-        ko = captured_at
-    return n_empty, ko
-
-
-@njit(cache=True)
-def _select(colors, w, head, libs, empties, epos, n_empty, c, ko):
-    """A uniformly random legal non-eye point for ``c``, or 0 to pass.
+def _select(colors, w, head, nxt, libs, size, empties, epos, n_empty, c, ko, fast):
+    """A uniformly random legal non-eye point for ``c``, or 0 to pass; with ``fast`` not a
+    :func:`big_self_atari` either.
 
     Rejected points are swapped to the end of the candidate range, so each try is O(1).
     """
@@ -201,7 +40,11 @@ def _select(colors, w, head, libs, empties, epos, n_empty, c, ko):
     while k > 0:
         i = np.random.randint(k)
         p = empties[i]
-        if not is_eye(colors, w, p, c) and is_legal(colors, w, head, libs, p, c, ko):
+        if (
+            not is_eye(colors, w, p, c)
+            and is_legal(colors, w, head, libs, p, c, ko)
+            and not (fast and big_self_atari(colors, w, head, nxt, libs, size, p, c))
+        ):
             return p
         k -= 1
         q = empties[k]
@@ -257,56 +100,6 @@ def area_owner(colors, w, owner):
 
 
 @njit(cache=True)
-def _single_liberty(colors, w, head, nxt, libs, h):
-    """The liberty of string ``h`` if it has exactly one, else 0 (libs are pseudo-liberties)."""
-    lib = 0
-    s = h
-    while True:
-        for k in range(4):
-            n = neighbor(s, w, k)
-            if colors[n] == EMPTY:
-                lib = n
-                break
-        if lib:
-            break
-        s = nxt[s]
-        if s == h:
-            return 0
-    adjacent = 0
-    for k in range(4):
-        m = neighbor(lib, w, k)
-        if colors[m] == colors[h] and head[m] == h:
-            adjacent += 1
-    return lib if libs[h] == adjacent else 0
-
-
-@njit(cache=True)
-def urgent_move(colors, w, head, nxt, libs, last, c, ko):
-    """A capture or an atari escape next to the last move (0 if none is legal)."""
-    if last <= 0:
-        return 0
-    opp = 3 - c
-    for k in range(5):
-        p = last if k == 4 else neighbor(last, w, k)
-        if colors[p] == opp:
-            lib = _single_liberty(colors, w, head, nxt, libs, head[p])
-            if lib and is_legal(colors, w, head, libs, lib, c, ko):
-                return lib
-    for k in range(4):
-        p = neighbor(last, w, k)
-        if colors[p] == c:
-            lib = _single_liberty(colors, w, head, nxt, libs, head[p])
-            if lib:
-                room = 0
-                for j in range(4):
-                    if colors[neighbor(lib, w, j)] == EMPTY:
-                        room += 1
-                if room >= 2 and is_legal(colors, w, head, libs, lib, c, ko):
-                    return lib
-    return 0
-
-
-@njit(cache=True)
 def play_out(colors, w, to_move, ko, last, max_moves, fast, head, nxt, libs, size, empties, epos):
     """Play a game out on ``colors`` (modified): random legal moves that do not fill one's own
     eye, or with ``fast`` first the urgent reply to the ``last`` move (AlphaGo-style rollouts).
@@ -318,7 +111,7 @@ def play_out(colors, w, to_move, ko, last, max_moves, fast, head, nxt, libs, siz
     while moves < max_moves and passes < 2:
         p = urgent_move(colors, w, head, nxt, libs, last, c, ko) if fast else 0
         if p == 0:
-            p = _select(colors, w, head, libs, empties, epos, n_empty, c, ko)
+            p = _select(colors, w, head, nxt, libs, size, empties, epos, n_empty, c, ko, fast)
         if p == 0:
             passes += 1
             ko = 0
@@ -366,8 +159,9 @@ def playout(colors_in, w, to_move, ko, komi, max_moves):
 
 
 @njit(cache=True)
-def playouts(colors_in, w, to_move, ko, komi, num_playouts, max_moves):
-    """Many playouts from one position.
+def playouts(colors_in, w, to_move, ko, komi, num_playouts, max_moves, fast=False):
+    """Many playouts from one position, random or with ``fast`` the urgent replies of
+    :func:`urgent_move` first and no :func:`big_self_atari`.
 
     Returns (black wins, white wins, total moves, mean ownership per point in [-1, 1] with +1
     for black); the ownership estimate is what dead-stone detection and analysis use.
@@ -382,7 +176,7 @@ def playouts(colors_in, w, to_move, ko, komi, num_playouts, max_moves):
     total_moves = 0
     for _ in range(num_playouts):
         colors[:] = colors_in
-        total_moves += _playout_in_place(colors, w, to_move, ko, max_moves, head, nxt, libs, size, empties, epos)
+        total_moves += play_out(colors, w, to_move, ko, 0, max_moves, fast, head, nxt, libs, size, empties, epos)[0]
         score = area_owner(colors, w, owner) - komi
         if score > 0:
             black_wins += 1
