@@ -23,6 +23,7 @@ __all__ = [
     "flood_chain",
     "flood_words",
     "play_and_capture",
+    "among",
 ]
 
 NO_LIMIT = 1 << 30  # a liberty cap ``flood_chain`` never reaches
@@ -38,6 +39,15 @@ def neighbor(p, w, k):
     if k == 2:
         return p - 1
     return p + 1
+
+
+@njit(cache=True, inline="always")
+def among(values, count, x):
+    """Whether ``x`` is one of ``values[:count]`` (a string already met among a point's neighbours)."""
+    for i in range(count):
+        if values[i] == x:
+            return True
+    return False
 
 
 @njit(cache=True)

@@ -31,12 +31,12 @@ def bench_playouts(size: int, seconds: float, seed: int) -> dict:
     w = size + 2
     max_moves = 3 * size * size + 50
     kernel.seed(seed)
-    kernel.playouts(colors, w, 1, 0, 7.5, 2, max_moves)  # compile / load the cache first
+    kernel.playouts(colors, w, 1, 0, 7.5, 2, max_moves, False)  # compile / load the cache first
     games = moves = black = 0
     batch = 200 if size <= 9 else 50
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        b, _, m, _ = kernel.playouts(colors, w, 1, 0, 7.5, batch, max_moves)
+        b, _, m, _ = kernel.playouts(colors, w, 1, 0, 7.5, batch, max_moves, False)
         games += batch
         moves += m
         black += b

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dlgo.kernels import BLACK, BORDER, EMPTY, NO_LIMIT, WHITE, flood_chain, flood_words, is_eye, neighbor
+from dlgo.kernels import BLACK, BORDER, EMPTY, NO_LIMIT, WHITE, among, flood_chain, flood_words, is_eye, neighbor
 
 __all__ = [
     "EMPTY",
@@ -94,11 +94,7 @@ def analyse_moves(
             elif cq == opp:
                 r = label[q]
                 if libs[q] == 1:
-                    dup = False
-                    for i in range(nroots):
-                        if roots[i] == r:
-                            dup = True
-                    if not dup:
+                    if not among(roots, nroots, r):
                         roots[nroots] = r
                         nroots += 1
                         capt += size[q]
@@ -131,11 +127,7 @@ def analyse_moves(
                     nl += 1
             elif cq == color:
                 r = label[q]
-                dup = False
-                for i in range(nfr):
-                    if roots[i] == r:
-                        dup = True
-                if dup:
+                if among(roots, nfr, r):
                     continue
                 roots[nfr] = r
                 nfr += 1

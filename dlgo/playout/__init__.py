@@ -73,6 +73,7 @@ def estimate_ownership(game_state: GameState, num_playouts: int = 200) -> Owners
         float(game_state.komi),
         num_playouts,
         _max_moves(game_state),
+        False,  # random playouts; passed, not defaulted, so this shares the count's compiled kernel
     )
     decided = max(1, num_playouts)
     return Ownership(

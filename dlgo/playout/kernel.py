@@ -159,7 +159,7 @@ def playout(colors_in, w, to_move, ko, komi, max_moves):
 
 
 @njit(cache=True)
-def playouts(colors_in, w, to_move, ko, komi, num_playouts, max_moves, fast=False):
+def playouts(colors_in, w, to_move, ko, komi, num_playouts, max_moves, fast):
     """Many playouts from one position, random or with ``fast`` the urgent replies of
     :func:`urgent_move` first and no :func:`big_self_atari`.
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dlgo.kernels import EMPTY, neighbor
+from dlgo.kernels import EMPTY, among, neighbor
 from dlgo.playout.strings import is_legal
 
 # The most stones an attacker puts inside an eye space to kill it (the rabbity six's nakade):
@@ -22,14 +22,23 @@ NAKADE_STONES = 5
 
 
 @njit(cache=True)
-def _has_liberty_besides(colors, w, nxt, h, p, known):
-    """An empty neighbour of string ``h`` other than ``p`` and ``known`` (0 if none)."""
+def _scan_neighbours(colors, w, head, nxt, libs, h, p, known, capture_for, ko):
+    """The first neighbour of string ``h`` that qualifies (0 if none), walking its stones once.
+
+    ``capture_for`` 0: an empty point other than ``p`` and ``known`` (a liberty). Otherwise the
+    liberty of a neighbouring string of the other colour in atari, where ``capture_for`` may
+    legally play (a capture)."""
     s = h
     while True:
         for k in range(4):
             n = neighbor(s, w, k)
-            if colors[n] == EMPTY and n != p and n != known:
-                return n
+            if capture_for == 0:
+                if colors[n] == EMPTY and n != p and n != known:
+                    return n
+            elif colors[n] == 3 - capture_for:
+                lib = _single_liberty(colors, w, head, nxt, libs, head[n])
+                if lib and is_legal(colors, w, head, libs, lib, capture_for, ko):
+                    return lib
         s = nxt[s]
         if s == h:
             return 0
@@ -58,24 +67,22 @@ def big_self_atari(colors, w, head, nxt, libs, size, p, c):
             if libs[head[n]] == adjacent:
                 return False  # captures
     counted = np.zeros(4, np.int32)
+    n_counted = 0
     for k in range(4):
         n = neighbor(p, w, k)
         if colors[n] == c:
             h = head[n]
-            seen = False
-            for j in range(k):
-                if counted[j] == h:
-                    seen = True
-            if seen:
+            if among(counted, n_counted, h):
                 continue
-            counted[k] = h
+            counted[n_counted] = h
+            n_counted += 1
             grown += size[h]
-            other = _has_liberty_besides(colors, w, nxt, h, p, lib)
+            other = _scan_neighbours(colors, w, head, nxt, libs, h, p, lib, 0, 0)
             if other:
                 if lib:
                     return False
                 lib = other
-                if _has_liberty_besides(colors, w, nxt, h, p, lib):
+                if _scan_neighbours(colors, w, head, nxt, libs, h, p, lib, 0, 0):
                     return False
     return grown > NAKADE_STONES
 
@@ -83,41 +90,15 @@ def big_self_atari(colors, w, head, nxt, libs, size, p, c):
 @njit(cache=True)
 def _single_liberty(colors, w, head, nxt, libs, h):
     """The liberty of string ``h`` if it has exactly one, else 0 (libs are pseudo-liberties)."""
-    lib = 0
-    s = h
-    while True:
-        for k in range(4):
-            n = neighbor(s, w, k)
-            if colors[n] == EMPTY:
-                lib = n
-                break
-        if lib:
-            break
-        s = nxt[s]
-        if s == h:
-            return 0
+    lib = _scan_neighbours(colors, w, head, nxt, libs, h, 0, 0, 0, 0)
+    if lib == 0:
+        return 0
     adjacent = 0
     for k in range(4):
         m = neighbor(lib, w, k)
         if colors[m] == colors[h] and head[m] == h:
             adjacent += 1
     return lib if libs[h] == adjacent else 0
-
-
-@njit(cache=True)
-def _capture_next_to(colors, w, head, nxt, libs, h, c, ko):
-    """A legal capture of an opponent string in atari touching string ``h`` (0 if none)."""
-    s = h
-    while True:
-        for k in range(4):
-            n = neighbor(s, w, k)
-            if colors[n] == 3 - c:
-                lib = _single_liberty(colors, w, head, nxt, libs, head[n])
-                if lib and is_legal(colors, w, head, libs, lib, c, ko):
-                    return lib
-        s = nxt[s]
-        if s == h:
-            return 0
 
 
 @njit(cache=True)
@@ -138,7 +119,7 @@ def urgent_move(colors, w, head, nxt, libs, last, c, ko):
         if colors[p] == c:
             lib = _single_liberty(colors, w, head, nxt, libs, head[p])
             if lib:
-                take = _capture_next_to(colors, w, head, nxt, libs, head[p], c, ko)
+                take = _scan_neighbours(colors, w, head, nxt, libs, head[p], 0, 0, c, ko)
                 if take:
                     return take
                 room = 0
