@@ -109,5 +109,16 @@ def test_a_loops_replay_is_split_by_task_into_train_and_held_out_games(tmp_path,
     assert [(c.iteration, c.task) for c in train.chunks()] == [(0, 1), (0, 3), (1, 1), (1, 3)]
     assert main(["split", str(replay.root), "--out", str(data), "--holdout-every", "2"]) == 0  # again: kept
     assert train.positions() == 4 + 6 + 4 + 6
+    # self-play beside converted games: the offset moves the iterations past theirs, and again keeps
+    mixed = tmp_path / "mixed"
+    offset = ["--holdout-every", "2", "--iteration-offset", "100"]
+    for _ in range(2):
+        assert main(["split", str(replay.root), "--out", str(mixed), *offset]) == 0
+    assert [(c.iteration, c.task) for c in ReplayBuffer(mixed / "train").chunks()] == [
+        (100, 1), (100, 3), (101, 1), (101, 3)
+    ]  # fmt: skip
+    assert ReplayBuffer(mixed / "holdout").positions() == 3 + 5 + 3 + 5
+    with pytest.raises(SystemExit, match="iteration-offset"):
+        main(["split", str(replay.root), "--out", str(mixed), "--iteration-offset", "-1"])
     with pytest.raises(SystemExit, match="no such replay folder"):
         main(["split", str(tmp_path / "nowhere"), "--out", str(data)])

@@ -242,15 +242,17 @@ def _convert(args: argparse.Namespace) -> int:
 
 
 def split_replay(
-    replay: ReplayBuffer, train: ReplayBuffer, holdout: ReplayBuffer, holdout_every: int
+    replay: ReplayBuffer, train: ReplayBuffer, holdout: ReplayBuffer, holdout_every: int, iteration_offset: int = 0
 ) -> tuple[int, int]:
     """Link (or copy) ``replay``'s chunks into ``train`` and ``holdout`` (every ``holdout_every``-th
     task of each iteration held out: whole games, never positions of one game on both sides);
-    chunks there already are kept. Returns (train, held-out) chunk counts."""
+    chunks there already are kept. ``iteration_offset`` is added to each chunk's iteration, so a
+    data folder can hold converted games and self-play side by side without their names meeting.
+    Returns (train, held-out) chunk counts."""
     counts = [0, 0]
     for chunk in replay.chunks():
         side = 1 if holdout_every > 0 and chunk.task % holdout_every == 0 else 0
-        target = (train, holdout)[side].root / chunk.path.name
+        target = (train, holdout)[side].chunk_path(chunk.iteration + iteration_offset, chunk.task, chunk.positions)
         if not target.exists():
             try:
                 os.link(chunk.path, target)
@@ -265,8 +267,14 @@ def _split(args: argparse.Namespace) -> int:
     if not source.is_dir():
         raise SystemExit(f"{source}: no such replay folder")
     out = Path(args.out)
+    if args.iteration_offset < 0:
+        raise SystemExit(f"--iteration-offset {args.iteration_offset}: must be >= 0")
     trained, held = split_replay(
-        ReplayBuffer(source), ReplayBuffer(out / "train"), ReplayBuffer(out / "holdout"), args.holdout_every
+        ReplayBuffer(source),
+        ReplayBuffer(out / "train"),
+        ReplayBuffer(out / "holdout"),
+        args.holdout_every,
+        args.iteration_offset,
     )
     if trained + held == 0:
         raise SystemExit(f"{source}: no experience chunks")
@@ -400,6 +408,12 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("replay", help="the loop's replay folder (RUN/replay)")
     s.add_argument("--out", required=True, help="data folder (train/ and holdout/ chunks)")
     s.add_argument("--holdout-every", type=int, default=8, help="every k-th task's chunk held out (0: none)")
+    s.add_argument(
+        "--iteration-offset",
+        type=int,
+        default=0,
+        help="added to each chunk's iteration, to mix self-play into a folder of converted games (e.g. 100)",
+    )
     e = sub.add_parser("evaluate", help="networks on the held-out games")
     e.add_argument("models", nargs="+")
     e.add_argument("--data", required=True)
