@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from dlgo.approach import cannot_be_approached
 from dlgo.eyes import refine_dead
 from dlgo.goboard import BLACK, EMPTY, WHITE, GameState
 from dlgo.gostring import GoString
@@ -34,6 +35,7 @@ from dlgo.scoring import GameResult, area_ownership, compute_game_result
 
 __all__ = [
     "GroupStatus",
+    "UNSETTLED_OWNERSHIP",
     "Count",
     "PLAYOUT_POLICIES",
     "estimate_status",
@@ -70,11 +72,20 @@ def ownership_values(game_state: GameState, num_playouts: int = 400, policy: str
     return (own_a + own_b) / 2.0
 
 
+# A string whose mean ownership (for its own colour, in [-1, 1]) is nearer 0 than this is in
+# doubt: the playouts let it live about as often as die (a seki, a capturing race).
+UNSETTLED_OWNERSHIP = 0.6
+
+
 @dataclass
 class GroupStatus:
+    """Alive, dead and seki strings; ``unsettled``: those of any status that the ownership left in
+    doubt (``UNSETTLED_OWNERSHIP``), where a move can still change the count."""
+
     alive: list[list[Point]]
     dead: list[list[Point]]
     seki: list[list[Point]]
+    unsettled: list[list[Point]] = field(default_factory=list)
 
     def dead_stones(self) -> list[Point]:
         return [p for group in self.dead for p in group]
@@ -108,13 +119,19 @@ def estimate_status(
 
 def status_from_ownership(game_state: GameState, own: np.ndarray) -> GroupStatus:
     """Alive, dead and seki strings from ``own``, the final owner per padded point (+1 black):
-    a string its opponent owns on average is dead unless the two-eye check says it lives."""
+    a string its opponent owns on average is dead unless the two-eye check says it lives, or it
+    was in doubt and the opponent cannot approach it (``dlgo.approach``: a seki, a won race)."""
     board = game_state.board
     strings = _strings(game_state)
     by_ownership = []
+    unsettled = []
     for s in strings:
         sign = 1.0 if s.color is Player.black else -1.0
-        if sign * float(np.mean([own[i] for i in s._stones])) < 0.0:
+        held = sign * float(np.mean([own[i] for i in s._stones]))
+        first = board.geometry.points[next(iter(s._stones))]
+        if abs(held) < UNSETTLED_OWNERSHIP:
+            unsettled.append(sorted(s.stones))
+        if held < 0.0 and not (held > -UNSETTLED_OWNERSHIP and cannot_be_approached(game_state, first)):
             by_ownership.extend(board.geometry.points[i] for i in s._stones)
     # Playouts fill small eyes and misread shared eye space: a static two-eye check corrects them.
     dead_points = refine_dead(game_state, by_ownership)
@@ -141,7 +158,7 @@ def status_from_ownership(game_state: GameState, own: np.ndarray) -> GroupStatus
     def pts(group: list[GoString]) -> list[list[Point]]:
         return [sorted(s.stones) for s in group]
 
-    return GroupStatus(alive=pts(alive), dead=pts(dead_strings), seki=pts(seki))
+    return GroupStatus(alive=pts(alive), dead=pts(dead_strings), seki=pts(seki), unsettled=unsettled)
 
 
 def final_result(game_state: GameState, num_playouts: int = 400, seed: int | None = None) -> GameResult:

@@ -37,11 +37,14 @@ def test_spent_clock_still_searches_instead_of_a_random_move() -> None:
     assert "quick legal move" not in choice.reason
 
 
-def test_never_passes_into_a_lost_count() -> None:
+def test_a_settled_lost_count_is_not_played_on_inside_its_own_area() -> None:
+    # White's only moves are in its own territory (column J) or suicides in Black's eyes: none
+    # can change the count, so without resigning White passes instead of filling its area.
     state = _lost_position_after_pass()
     settings = DecisionSettings(resign_enabled=False, pass_playouts=200)
     choice = choose_move(MCTSAgent(seed=1), state, SearchBudget(max_visits=300), settings, 80, opponent_passed=True)
-    assert choice.move.is_play, choice.reason
+    assert choice.move.is_pass, choice.reason
+    assert "can no longer change" in choice.reason
 
 
 def test_resigns_rather_than_passing_a_lost_count() -> None:
@@ -50,7 +53,7 @@ def test_resigns_rather_than_passing_a_lost_count() -> None:
     # Move 5: too early for the ordinary resign rule, but a pass would end the game lost.
     choice = choose_move(MCTSAgent(seed=1), state, SearchBudget(max_visits=300), settings, 5, opponent_passed=True)
     assert choice.move.is_resign, choice.reason
-    assert "no move helps" in choice.reason
+    assert "B+37.5" in choice.reason
 
 
 # --- resign only after a run of lost moves ------------------------------------------------------
@@ -145,7 +148,7 @@ def test_the_pass_after_a_pass_asks_the_final_count_of_the_position_both_passes_
     choice = choose_move(
         RandomBot(seed=3), state, SearchBudget(), settings, 3, opponent_passed=True, final_count=final_count
     )
-    assert not choice.move.is_pass
+    assert "B+37.5" in choice.reason  # the final count decided, not the referee's
     (position,) = asked
     assert position.is_over() and position.board.zobrist_hash() == state.board.zobrist_hash()
 
@@ -186,7 +189,7 @@ def test_playing_on_after_a_pass_searches_the_board_as_if_no_one_passed() -> Non
     agent = _RecordingSearch()
     settings = DecisionSettings(resign_enabled=False, pass_playouts=200)
     choice = choose_move(agent, state, SearchBudget(max_visits=10), settings, 80, opponent_passed=True)
-    assert choice.move.is_play and state.is_valid_move(choice.move)
+    assert state.is_valid_move(choice.move)  # a pass here: the count cannot change
     (searched,) = agent.searched
     assert searched.last_move is None and searched.board is state.board
     assert searched.next_player is state.next_player and not searched.apply_move(Move.pass_turn()).is_over()

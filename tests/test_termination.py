@@ -18,6 +18,7 @@ from dlgo.agent.termination import (
     resign_score_lead,
     resign_signal,
 )
+from dlgo.deadstones import GroupStatus
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import fixed_handicap_points, handicap_game
@@ -198,6 +199,10 @@ class FakeCount:
     def dead_of(self, player: Player, state: GameState) -> list[list[Point]]:
         return [g for g in self.dead if state.board.get(g[0]) is player]
 
+    @property
+    def status(self) -> GroupStatus:
+        return GroupStatus(alive=[], dead=self.dead, seki=[])
+
 
 @dataclass
 class FakeReferee:
@@ -262,17 +267,21 @@ def test_a_lucky_pass_of_a_small_search_is_not_played_on_an_open_board() -> None
 
 
 def test_after_a_pass_into_a_lost_count_plays_on_while_a_move_has_hope() -> None:
-    state = GameState.new_game(9)
+    state = GameState.new_game(9)  # every point is dame: each can still change the count
     referee = FakeReferee(FakeCount())
+    lost = FakeCount()
     hopeful = _result((PASS, 0.05), (E5, 0.2))
     policy = EndOfGamePolicy()
-    assert decide_after_search(state, hopeful, policy, referee, 5, True).move == E5
+    assert decide_after_search(state, hopeful, policy, referee, 5, True, counted=lost).move == E5
     hopeless = _result((PASS, 0.05), (E5, 0.05))
-    assert decide_after_search(state, hopeless, policy, referee, 5, True).move.is_resign
+    assert decide_after_search(state, hopeless, policy, referee, 5, True, counted=lost).move.is_resign
     no_resign = EndOfGamePolicy(resign=ResignPolicy(enabled=False))
-    assert decide_after_search(state, hopeless, no_resign, referee, 5, True).move == E5
-    assert decide_after_search(state, _result((PASS, 0.05)), no_resign, referee, 5, True).move.is_pass
-    assert referee.counts == 0  # the pass rules after a pass need no count of their own
+    assert decide_after_search(state, hopeless, no_resign, referee, 5, True, counted=lost).move == E5
+    # no move searched: a dame by the rules' order, not a pass into the lost count
+    assert decide_after_search(state, _result((PASS, 0.05)), no_resign, referee, 5, True, counted=lost).move == (
+        Move.play(Point(1, 1))
+    )
+    assert referee.counts == 0  # the pass rules after a pass count once, before the search
 
 
 def test_resigns_on_a_lost_run_of_real_searches() -> None:

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from dlgo.agent.base import Agent
+from dlgo.agent.helpers import is_point_an_eye
+from dlgo.agent.settling import CountedStatus, is_settled, settling_moves
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.scoring import GameResult
@@ -56,6 +58,7 @@ __all__ = [
     "pass_when_opponent_passed",
     "cleanup_move",
     "decide_after_search",
+    "settle_after_pass",
 ]
 
 # A win rate from fewer visits than this means too little to resign on.
@@ -289,6 +292,9 @@ class PositionCount(Protocol):
     @property
     def result(self) -> GameResult: ...
 
+    @property
+    def status(self) -> CountedStatus: ...
+
     def wins(self, player: Player) -> bool: ...
 
     def dead_of(self, player: Player, state: GameState) -> list[list[Point]]: ...
@@ -386,14 +392,17 @@ def decide_after_search(
     opponent_passed: bool,
     cleanup: bool = False,
     previous_values: Sequence[float | None] = (),
+    counted: PositionCount | None = None,
 ) -> Decision:
     """The move for ``state.next_player`` from a search with at least one candidate.
 
     The caller has already passed when the opponent passed and we win the count
     (:func:`pass_when_opponent_passed`, outside cleanup). ``previous_values``: the
     :func:`resign_signal` of our earlier moves, the latest first (see :meth:`ResignPolicy.is_lost`).
+    ``counted``: the count that decided not to pass after the opponent's pass (the referee's
+    count of ``state`` when None). A play into our own true eye is never chosen.
     """
-    cands = result.candidates
+    cands = [c for c in result.candidates if not _fills_own_eye(state, c.move)] or result.candidates
     best = cands[0]
     non_pass = [c for c in cands if not c.move.is_pass]
 
@@ -412,19 +421,46 @@ def decide_after_search(
 
     if opponent_passed:
         # We lose the count (else we would have passed already): a pass would end the game lost.
-        hopeful = [c for c in non_pass if c.winrate >= policy.resign.threshold]
-        if hopeful:
-            return Decision(hopeful[0].move, "the opponent passed but we lose the count: playing on", hopeful[0])
-        if policy.resign.enabled:
-            return Decision(Move.resign(), "the opponent passed, we lose the count and no move helps")
-        if non_pass:
-            return Decision(
-                non_pass[0].move, "the opponent passed and we lose the count: playing on anyway", non_pass[0]
-            )
-        return Decision(Move.pass_turn(), "the opponent passed and no move is left")
+        return settle_after_pass(state, non_pass, policy, counted or referee.count(state))
 
     if best.move.is_pass and non_pass and is_lucky_pass(best, result.visits):
         return Decision(non_pass[0].move, "a pass with too few visits to trust: playing", non_pass[0])
     if best.move.is_pass and non_pass and policy.only_when_settled and referee.has_neutral_points(state):
         return Decision(non_pass[0].move, "not passing while neutral points are left", non_pass[0])
     return Decision(best.move, "best search move", best)
+
+
+def _fills_own_eye(state: GameState, move: Move) -> bool:
+    return move.is_play and is_point_an_eye(state.board, move.point, state.next_player)
+
+
+def settle_after_pass(
+    state: GameState, non_pass: list[CandidateInfo], policy: EndOfGamePolicy, counted: PositionCount
+) -> Decision:
+    """The opponent passed and we lose ``counted``: a move that can still change the count
+    (``dlgo.agent.settling``), the search's best of them first; resign (or pass, when resigning
+    is off) once none is left or none has a hope. Never a move inside our own territory: the
+    search's value, which can misjudge a settled game, is asked only which settling move to play.
+    ``non_pass``: the search's candidates other than a pass, best first (may be empty).
+    """
+    moves = settling_moves(state, counted.status)
+    threshold = policy.resign.threshold
+    give_up = Move.resign() if policy.resign.enabled else Move.pass_turn()
+    if is_settled(moves, counted.result, state.next_player):
+        return Decision(give_up, f"the opponent passed and the count ({counted.result}) can no longer change")
+    useful = [c for c in non_pass if c.move.point in moves.points]
+    hopeful = [c for c in useful if c.winrate >= threshold]
+    if hopeful:
+        return Decision(
+            hopeful[0].move, f"the opponent passed but we lose the count ({counted.result}): settling", hopeful[0]
+        )
+    if policy.resign.enabled and non_pass and all(c.winrate < threshold for c in non_pass):
+        return Decision(Move.resign(), f"the opponent passed, we lose the count ({counted.result}) and no move helps")
+    if useful:
+        return Decision(
+            useful[0].move, f"the opponent passed and we lose the count ({counted.result}): settling", useful[0]
+        )
+    # The search gave none of them a visit (its value may call the game won): the rules' order.
+    return Decision(
+        Move.play(moves.in_order()[0]), f"the opponent passed and we lose the count ({counted.result}): settling"
+    )

@@ -16,6 +16,7 @@ from typing import Any
 
 from dlgo.agent.base import Agent
 from dlgo.agent.helpers import is_point_an_eye
+from dlgo.agent.settling import settling_moves
 from dlgo.agent.termination import (
     Decision,
     EndOfGamePolicy,
@@ -24,6 +25,7 @@ from dlgo.agent.termination import (
     decide_after_search,
     pass_when_opponent_passed,
     resign_signal,
+    settle_after_pass,
 )
 from dlgo.deadstones import Count, count, has_neutral_points
 from dlgo.goboard import GameState, Move
@@ -174,14 +176,20 @@ def choose_move(
     """
     referee = _EngineReferee(settings.pass_playouts)
     searched = state
+    counted: Count | None = None
     if opponent_passed and not cleanup:
-        decision = pass_when_opponent_passed(state, _final_count(state, referee, final_count))
+        counted = _final_count(state, referee, final_count)
+        decision = pass_when_opponent_passed(state, counted)
         if decision is not None:
             return MoveChoice.of(decision)
         searched = _as_if_no_one_passed(state)
 
     if not isinstance(agent, SearchAgent):
         move = agent.select_move(state)
+        if counted is not None:  # the opponent passed and we lose the count
+            if move.is_play and move.point in settling_moves(state, counted.status).points:
+                return MoveChoice(move, f"chosen by {type(agent).__name__}: it can still change the count")
+            return MoveChoice.of(settle_after_pass(state, [], settings.policy(), counted))
         if move.is_pass and cleanup:
             decision = cleanup_move(state, [], referee.count(state))
             if decision is not None:
@@ -200,7 +208,7 @@ def choose_move(
         move = emergency_move(state)
         return MoveChoice(move, "no search result: a quick legal move", result)
     decision = decide_after_search(
-        state, result, settings.policy(), referee, move_number, opponent_passed, cleanup, previous_values
+        state, result, settings.policy(), referee, move_number, opponent_passed, cleanup, previous_values, counted
     )
     if rng is not None and not (cleanup or opponent_passed) and decision.candidate is result.candidates[0]:
         varied = vary_move(result, settings.variety, move_number, rng)

@@ -1,0 +1,66 @@
+"""Strings the opponent cannot approach: every liberty it could fill is a self-atari taken back.
+
+Random playouts fill shared liberties that no player would fill, so they lose strings that
+live in seki or win a capturing race. A string survives the opponent's attack when, for each of
+its liberties, the opponent's stone there is illegal, or joins an opponent string that is then
+left with one liberty, which the owner captures at once, keeping two liberties or more. That
+is the mark of a seki or a lost capturing race: the attacker's own string is short of
+liberties. A stone or two in atari are not (``MIN_SHORT_STRING``): the attacker can first fill the
+liberty they lack, and
+a throw-in into a two-point eye, taken back, leaves the string one liberty, so a string that a
+nakade kills still counts as approachable.
+
+The check is static (the position as it stands); the dead-stone count (``dlgo.deadstones``)
+asks it only of strings that the playouts left in doubt.
+"""
+
+from __future__ import annotations
+
+from dlgo.goboard import GameState, Move
+from dlgo.gotypes import Point
+
+__all__ = ["cannot_be_approached", "MIN_SHORT_STRING"]
+
+# The smallest attacker string whose shortage of liberties protects a string. Smaller ones are
+# stones the attacker can sacrifice or strengthen first: with 2, two of 400 counted KGS games
+# had dead stones revived (python -m dlgo.bench.deadstones).
+MIN_SHORT_STRING = 3
+
+
+def cannot_be_approached(state: GameState, stone: Point) -> bool:
+    """Can the string at ``stone`` not be captured by the opponent filling its liberties?
+
+    False for an empty point and for a string with fewer than two liberties.
+    """
+    string = state.board.get_go_string(stone)
+    if string is None or string.num_liberties < 2:
+        return False
+    owner = string.color
+    attacker_turn = GameState.from_position(state.board, owner.other, state.komi)
+    for liberty in sorted(string.liberties):
+        if not _approach_fails(attacker_turn, stone, liberty):
+            return False
+    return True
+
+
+def _approach_fails(attacker_turn: GameState, stone: Point, liberty: Point) -> bool:
+    """Does the attacker's stone at ``liberty`` get captured back, the string at ``stone`` left
+    with two liberties or more?"""
+    approach = Move.play(liberty)
+    if not attacker_turn.is_valid_move(approach):
+        return True
+    after = attacker_turn.apply_move(approach)
+    target = after.board.get_go_string(stone)
+    if target is None:
+        return False  # the approach captured the string
+    played = after.board.get_go_string(liberty)
+    if played is None or played.num_liberties != 1:
+        return False  # a real approach, not a self-atari
+    if len(played.stones) < MIN_SHORT_STRING:
+        return False  # a stone or two: the attacker can first take away the liberty they lack
+    take_back = Move.play(next(iter(played.liberties)))
+    if not after.is_valid_move(take_back):
+        return False
+    answered = after.apply_move(take_back)
+    survivor = answered.board.get_go_string(stone)
+    return survivor is not None and survivor.num_liberties >= 2

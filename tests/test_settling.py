@@ -1,0 +1,129 @@
+"""After the opponent's pass: the moves that can still change the count (dlgo.agent.settling), the
+strings the opponent cannot approach (dlgo.approach), and the decision that uses them."""
+
+from __future__ import annotations
+
+from dlgo.agent.settling import is_settled, own_territory, settling_moves
+from dlgo.agent.termination import EndOfGamePolicy, ResignPolicy, settle_after_pass
+from dlgo.approach import cannot_be_approached
+from dlgo.deadstones import count
+from dlgo.goboard import Board, GameState, Move
+from dlgo.gotypes import Player, Point
+from dlgo.search import CandidateInfo
+from dlgo.utils import point_from_coords
+
+
+def _walls(komi: float = 7.5) -> GameState:
+    """9x9: Black's wall on column D, White's on column F, column E empty (nine dame); White has
+    just passed and Black, to move, loses the count by 7.5 (36 points each, komi)."""
+    board = Board(9, 9)
+    for row in range(1, 10):
+        board.place_stone(Player.black, Point(row, 4))
+        board.place_stone(Player.white, Point(row, 6))
+    return GameState.from_position(board, Player.white, komi).apply_move(Move.pass_turn())
+
+
+def _seki() -> GameState:
+    """The top left of a 9x9 game (a case record at move 68): Black's A8-B8 and White's two
+    strings around it share the liberties A7 and A9; whoever fills one is captured. White passed."""
+    rows = [
+        ".OOOX....",
+        "XXOXXX.X.",
+        ".O.OX.X..",
+        "OOOOX..XX",
+        "OXXXX..XO",
+        "XOOXOXXOO",
+        "XXOOOXOO.",
+        ".XXOOO.OX",
+        "X.XXOOOOO",
+    ]
+    board = Board(9, 9)
+    for i, line in enumerate(rows):
+        for col, ch in enumerate(line, 1):
+            if ch != ".":
+                board.place_stone(Player.black if ch == "X" else Player.white, Point(9 - i, col))
+    return GameState.from_position(board, Player.white, 7.0).apply_move(Move.pass_turn())
+
+
+def _candidate(vertex: str, winrate: float) -> CandidateInfo:
+    return CandidateInfo(move=Move.play(point_from_coords(vertex)), visits=200, winrate=winrate)
+
+
+def test_dame_can_change_the_count_and_own_territory_cannot() -> None:
+    state = _walls()
+    counted = count(state, 200)
+    assert counted.wins(Player.white)
+    moves = settling_moves(state, counted.status)
+    assert moves.neutral == {Point(row, 5) for row in range(1, 10)}
+    assert not moves.disputed and not moves.tactical
+    territory = own_territory(state, counted.status, Player.black)
+    assert territory == {Point(row, col) for row in range(1, 10) for col in range(1, 4)}
+    assert not is_settled(moves, counted.result, Player.black)  # nine dame, 7.5 behind
+
+
+def test_too_few_dame_to_make_up_the_margin_is_settled() -> None:
+    state = _walls(komi=10.5)  # 10.5 behind with nine dame
+    counted = count(state, 200)
+    assert is_settled(settling_moves(state, counted.status), counted.result, Player.black)
+    decision = settle_after_pass(state, [_candidate("E5", 0.9)], EndOfGamePolicy(), counted)
+    assert decision.move.is_resign and "can no longer change" in decision.reason
+    quiet = EndOfGamePolicy(resign=ResignPolicy(enabled=False))
+    assert settle_after_pass(state, [_candidate("E5", 0.9)], quiet, counted).move.is_pass
+
+
+def test_the_search_is_asked_only_which_settling_move() -> None:
+    state = _walls()
+    counted = count(state, 200)
+    policy = EndOfGamePolicy()
+    # The value calls the game won and likes a move inside Black's own territory best.
+    cands = [_candidate("B5", 0.9), _candidate("E5", 0.6)]
+    assert settle_after_pass(state, cands, policy, counted).move == Move.play(Point(5, 5))
+    # No settling move searched: the first dame in the rules' order, not B5.
+    decision = settle_after_pass(state, [_candidate("B5", 0.9)], policy, counted)
+    assert decision.move == Move.play(Point(1, 5)), decision.reason
+    # Every move hopeless: resign.
+    assert settle_after_pass(state, [_candidate("E5", 0.02)], policy, counted).move.is_resign
+
+
+def test_a_seki_the_playouts_doubt_is_not_approachable() -> None:
+    state = _seki()
+    assert cannot_be_approached(state, point_from_coords("A8"))
+    assert not cannot_be_approached(state, point_from_coords("J2"))  # one stone in White's area
+    counted = count(state, 400)
+    seki = {p for group in counted.status.seki for p in group}
+    assert {point_from_coords("A8"), point_from_coords("B8")} <= seki
+    assert counted.wins(Player.black), counted.result  # GNU Go: B+3
+    # Black must not fill A7 or A9: each is a self-atari that loses the seki.
+    moves = settling_moves(state.apply_move(Move.pass_turn()).apply_move(Move.pass_turn()), counted.status)
+    assert point_from_coords("A7") not in moves.points and point_from_coords("A9") not in moves.points
+
+
+def test_a_two_point_eye_is_approachable_by_a_throw_in() -> None:
+    # Black's corner string A1-A2-B2-C2-C1 around the two-point eye B1... no: a straight eye A1-B1
+    # inside Black's string, White all around: White's throw-in is taken back, leaving one liberty.
+    rows = [
+        "XX.......",
+        "OXO......",
+    ]
+    board = Board(5, 5)
+    layout = {
+        "A1": None, "B1": None, "C1": "X", "D1": "O",
+        "A2": "X", "B2": "X", "C2": "X", "D2": "O",
+        "A3": "O", "B3": "O", "C3": "O", "D3": "O",
+    }  # fmt: skip
+    del rows
+    for vertex, ch in layout.items():
+        if ch is not None:
+            board.place_stone(Player.black if ch == "X" else Player.white, point_from_coords(vertex))
+    state = GameState.from_position(board, Player.white, 7.5)
+    assert not cannot_be_approached(state, point_from_coords("A2"))
+
+
+def test_a_string_with_two_eyes_cannot_be_approached() -> None:
+    board = Board(5, 5)
+    for vertex in ("B1", "D1", "A2", "B2", "C2", "D2", "E2"):
+        board.place_stone(Player.black, point_from_coords(vertex))
+    for vertex in ("A3", "B3", "C3", "D3", "E3"):
+        board.place_stone(Player.white, point_from_coords(vertex))
+    state = GameState.from_position(board, Player.white, 7.5)
+    assert cannot_be_approached(state, point_from_coords("B2"))
