@@ -13,7 +13,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from dlgo.analysis import DEFAULT_MAX_QUEUED, DEFAULT_THREADS
+from dlgo.analysis import DEFAULT_MAX_QUEUED, DEFAULT_MAX_QUEUED_BYTES, DEFAULT_THREADS
 from dlgo.analysis.perspective import REPORT_AS
 from dlgo.play.process import exit_status, load_checked_config, reserve_stdout, setup_logging
 
@@ -54,6 +54,13 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=_positive,
         default=DEFAULT_MAX_QUEUED,
         help=f"turns waiting at most; a query that would overflow the queue is refused (default {DEFAULT_MAX_QUEUED})",
+    )
+    parser.add_argument(
+        "--max-queued-mb",
+        type=_positive,
+        default=DEFAULT_MAX_QUEUED_BYTES >> 20,
+        help="megabytes the records of the waiting turns may hold (each record once); a query that would "
+        f"overflow them is refused (default {DEFAULT_MAX_QUEUED_BYTES >> 20})",
     )
     parser.add_argument(
         "--max-visits",
@@ -106,7 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from dlgo_analysis.output import JsonWriter
     from dlgo_analysis.protocol import Limits
 
-    analyzer = Analyzer(config, threads=args.threads, max_queued=args.max_queued)
+    analyzer = Analyzer(
+        config, threads=args.threads, max_queued=args.max_queued, max_queued_bytes=args.max_queued_mb << 20
+    )
     if config.get("engine.preload"):
         analyzer.preload()
     limits = Limits(visit_cap=analyzer.visit_cap, max_visits=args.max_visits, report_as=args.report_as)

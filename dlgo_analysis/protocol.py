@@ -12,15 +12,15 @@ in ``dlgo_analysis.fields``.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from dlgo.analysis import GameRecord, RecordError, TurnOptions, replay
 from dlgo.analysis.options import DEFAULT_PV_LENGTH
-from dlgo.analysis.positions import ReplayCache
+from dlgo.analysis.positions import RecordTurn, ReplayCache
 from dlgo.analysis.rules import RulesError, parse_rules
-from dlgo.goboard import GameState
 from dlgo_analysis import fields as f
 
 __all__ = ["ProtocolError", "Action", "Query", "parse_line", "ACTIONS", "Limits"]
@@ -84,12 +84,13 @@ class Limits:
 
 @dataclass
 class Query:
-    """The turns to analyse (turn number, position), how, and the warnings to send first."""
+    """The turns to analyse (turn number, the record's turn, replayed when searched), how, and
+    the warnings to send first."""
 
     query_id: str
     rows: int
     cols: int
-    turns: list[tuple[int, GameState]]
+    turns: list[tuple[int, RecordTurn]]
     options: TurnOptions
     priorities: list[int]
     warnings: list[dict[str, Any]] = field(default_factory=list)
@@ -99,7 +100,7 @@ def parse_line(line: str, limits: Limits | None = None, replays: ReplayCache | N
     """One input line; ``ProtocolError`` if it is no valid request. ``replays``: records replayed
     lately, whose positions a query beginning the same way shares."""
     try:
-        data = json.loads(line)
+        data = json.loads(line, parse_int=_parse_int)
     except (json.JSONDecodeError, RecursionError) as e:
         raise ProtocolError(f"could not parse input line as json request: {e}") from None
     if not isinstance(data, dict):
@@ -107,9 +108,43 @@ def parse_line(line: str, limits: Limits | None = None, replays: ReplayCache | N
     query_id = data.get("id")
     if not isinstance(query_id, str):
         raise ProtocolError('Request must have a string "id" field')
+    for name, value in data.items():
+        if _holds_oversized(value):
+            raise ProtocolError(f"An integer of more than {_MAX_DIGITS} digits", name, query_id)
     if "action" in data:
         return _action(data, query_id)
     return _query(data, query_id, limits or Limits(), replays)
+
+
+class _Oversized:
+    """An integer too long for Python to convert (``sys.get_int_max_str_digits``): kept as its
+    length, so that the error can name the field it came in."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+
+_MAX_DIGITS = sys.get_int_max_str_digits() or 4300
+
+
+def _parse_int(text: str) -> int | _Oversized:
+    digits = len(text.lstrip("-"))
+    return int(text) if digits <= _MAX_DIGITS else _Oversized(digits)
+
+
+def _holds_oversized(value: Any) -> bool:
+    """Whether ``value`` holds an ``_Oversized`` at any depth (a walk without recursion: the
+    nesting is as deep as the JSON parser allowed)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Oversized):
+            return True
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return False
 
 
 def _action(data: dict[str, Any], query_id: str) -> Action:
@@ -173,10 +208,12 @@ def _query(data: dict[str, Any], query_id: str, limits: Limits, replays: ReplayC
         if data.get(name) not in (None, False):
             warn(name, f"Not supported, ignored: {why}")
     try:
-        states = replay(record, replays)
+        replay(record, replays)  # checked now, to answer at once; replayed again when searched
     except RecordError as e:
         raise fail(e.field, str(e)) from None
-    return Query(query_id, rows, cols, [(t, states[t]) for t in turns], options, priorities, warnings)
+    return Query(
+        query_id, rows, cols, [(t, RecordTurn(record, t, replays)) for t in turns], options, priorities, warnings
+    )
 
 
 def _options(data: dict[str, Any], rows: int, cols: int, limits: Limits, warn, fail) -> TurnOptions:

@@ -90,13 +90,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     setup_logging(config.get("log.level"))
 
     from dlgo.analysis import Analyzer
-    from dlgo_review.jobs import find_jobs
+    from dlgo_review.jobs import find_jobs, writes_over_its_record
     from dlgo_review.runner import review_jobs
 
     jobs = find_jobs(source, output)
     if not jobs:
         print(f"{PROG}: {source}: no .sgf records found", file=sys.stderr)
         return 1
+    overwritten = next((job.source for job in jobs if writes_over_its_record(job)), None)
+    if overwritten is not None:
+        print(
+            f"{PROG}: {overwritten}: the review would overwrite the record itself; give -o another path",
+            file=sys.stderr,
+        )
+        return 2
     analyzer = Analyzer(config, threads=args.threads)
     try:
         outcome = review_jobs(

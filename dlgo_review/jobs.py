@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Job", "find_jobs", "is_done", "write_atomically"]
+__all__ = ["Job", "find_jobs", "is_done", "write_atomically", "writes_over_its_record"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,14 @@ def find_jobs(source: Path, output: Path) -> list[Job]:
         and not _inside(path, output)  # earlier reviews in an output folder inside the input
     )
     return [Job(path, output / path.relative_to(source)) for path in records]
+
+
+def writes_over_its_record(job: Job) -> bool:
+    """Would the review replace its own record (the same file, by any path or link)?"""
+    try:
+        return job.target.exists() and os.path.samefile(job.source, job.target)
+    except OSError:
+        return False
 
 
 def is_done(job: Job) -> bool:

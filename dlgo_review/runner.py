@@ -117,6 +117,11 @@ def review_jobs(
                 except OSError as e:
                     _say(f"{job.target}: cannot write: {e.strerror or e}")
                     outcome.failed += 1
+                except Exception as e:  # noqa: BLE001 - a record we did not foresee costs that record only
+                    log.debug("reviewing %s failed", job.source, exc_info=True)
+                    _say(f"{job.source}: cannot review: {type(e).__name__}: {e}")
+                    outcome.failed += 1
+                    bar.update(counts[job] - (bar.n - before))
                 else:
                     outcome.reviewed += 1
             bar.set_description(f"games {len(counts)}/{len(counts)}")

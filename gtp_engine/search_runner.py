@@ -18,7 +18,7 @@ from dlgo.play.decision import MoveChoice
 from dlgo.play.session import MovePlan, SearchThread
 from dlgo.search import ProgressCallback
 from gtp_engine.analysis_formats import explain
-from gtp_engine.chat import chat_line, send_chat
+from gtp_engine.chat import chat_line, send_chat, send_lines, variation_lines
 from gtp_engine.protocol import color_name, format_move
 
 if TYPE_CHECKING:
@@ -72,6 +72,8 @@ class SearchRunner:
             "none" if plan.seconds is None else f"{plan.seconds:.2f} s",
             explain(choice.result, choice.candidate, choice.move, choice.reason),
         )
+        if commit and self.engine.config.get("chat.variations") and not choice.move.is_resign:
+            send_lines(variation_lines(choice.result))
         if commit and self.engine.config.get("chat.enabled"):
             send_chat(chat_line(self.engine.config.get("chat.channel"), plan.player, choice.candidate))
         return choice

@@ -267,6 +267,19 @@ def test_bad_input_gets_an_error_naming_the_field_and_the_query(engine, request_
     assert engine.ask({"id": "alive", "action": "query_version"})[0]["action"] == "query_version"
 
 
+@pytest.mark.parametrize("field", ["maxVisits", "komi", "analyzeTurns", "overrideSettings"])
+def test_an_integer_too_long_to_convert_gets_an_error_naming_the_field_and_the_query(engine, field):
+    # Found by a hostile sweep: Python refuses to convert more than 4,300 digits, and the query
+    # got "internal error: ValueError" with no id and no field, and a traceback on stderr.
+    digits = "7" * 5000
+    value = {"analyzeTurns": f"[{digits}]", "overrideSettings": f'{{"maxVisits": {digits}}}'}.get(field, digits)
+    line = f'{{"id": "long", "moves": [], "rules": "chinese", "boardXSize": 9, "boardYSize": 9, "{field}": {value}}}'
+    engine.send(line + "\n")
+    got = engine.wait_for(lambda lines: bool(lines), keep=lambda d: "error" in d, timeout=30)[0]
+    assert got == {"error": "An integer of more than 4300 digits", "field": field, "id": "long"}
+    assert engine.ask({"id": "alive", "action": "query_version"})[0]["action"] == "query_version"
+
+
 def test_a_line_that_is_not_utf8_gets_an_error(engine):
     engine.send(b"\xff\xfe{}")
     got = engine.wait_for(lambda lines: bool(lines), keep=lambda d: "error" in d, timeout=30)[0]

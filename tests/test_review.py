@@ -326,3 +326,33 @@ def test_command_line_config_errors_exit_2(tmp_path):
     missing = [sys.executable, "-m", "dlgo_review", str(tmp_path / "none.sgf"), "-o", str(tmp_path / "r.sgf")]
     done = subprocess.run(missing, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 2 and "none.sgf: no such file or folder" in done.stderr
+
+
+def test_a_root_comment_that_is_not_its_charset_costs_one_line_and_the_rest_is_reviewed(
+    tmp_path, capsys, restore_logging
+):
+    # Found by a hostile sweep: C[\xc0\xaf] under CA[UTF-8] ended the run with a traceback, and
+    # the records after it in a folder were never reviewed.
+    source, out = tmp_path / "games", tmp_path / "reviewed"
+    source.mkdir()
+    (source / "a_bad.sgf").write_bytes(b"(;GM[1]FF[4]CA[UTF-8]SZ[9]KM[7]C[\xc0\xaf];B[ee];W[cc])")
+    (source / "b_good.sgf").write_text(SHORT_GAME)
+    assert main([str(source), "-o", str(out), "--visits", "8", *_sets()]) == 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert len([line for line in err.splitlines() if "a_bad.sgf" in line]) == 1
+    assert "2 reviewed, 0 skipped (already reviewed), 0 failed" in err
+    assert read_game(out / "b_good.sgf").comments[0]
+    assert "\ufffd" in (out / "a_bad.sgf").read_text(encoding="utf-8")  # the comment kept, replaced
+
+
+def test_a_review_never_overwrites_its_own_record(tmp_path, capsys, restore_logging):
+    record = tmp_path / "same.sgf"
+    record.write_text(SHORT_GAME)
+    assert main([str(record), "-o", str(record), "--visits", "8", *_sets()]) == 2
+    assert "would overwrite the record itself" in capsys.readouterr().err
+    assert record.read_text() == SHORT_GAME
+    link = tmp_path / "link.sgf"
+    link.symlink_to(record)  # the same file by another name
+    assert main([str(record), "-o", str(link), "--visits", "8", *_sets()]) == 2
+    assert record.read_text() == SHORT_GAME

@@ -13,12 +13,13 @@ from dlgo.analysis.analyzer import DEFAULT_MAX_QUEUED, DEFAULT_THREADS, Analyzer
 from dlgo.analysis.options import MoveFilter, TurnOptions
 from dlgo.analysis.positions import GameRecord, RecordError, ReplayCache, replay
 from dlgo.analysis.rules import RulesError, RuleSet, parse_rules
-from dlgo.analysis.scheduler import QueueFull
+from dlgo.analysis.scheduler import DEFAULT_MAX_QUEUED_BYTES, QueueFull
 
 __all__ = [
     "Analyzer",
     "DEFAULT_THREADS",
     "DEFAULT_MAX_QUEUED",
+    "DEFAULT_MAX_QUEUED_BYTES",
     "TurnOptions",
     "MoveFilter",
     "GameRecord",

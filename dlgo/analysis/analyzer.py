@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from dlgo.analysis.options import TurnOptions
-from dlgo.analysis.scheduler import Job, Scheduler
+from dlgo.analysis.scheduler import DEFAULT_MAX_QUEUED_BYTES, Job, Position, Scheduler
 from dlgo.analysis.searchers import SearcherPool
 from dlgo.goboard import GameState
 from dlgo.play.config import Config
@@ -39,7 +39,8 @@ Answer = Callable[[dict[str, Any]], None]
 
 class Analyzer:
     """Analysis of positions with the agents of ``config``: ``threads`` searches at once,
-    ``max_queued`` turns waiting at most. ``warm_up``: run each agent once when built."""
+    ``max_queued`` turns waiting at most, holding records of ``max_queued_bytes`` at most.
+    ``warm_up``: run each agent once when built."""
 
     def __init__(
         self,
@@ -47,11 +48,12 @@ class Analyzer:
         threads: int = DEFAULT_THREADS,
         max_queued: int = DEFAULT_MAX_QUEUED,
         warm_up: bool = True,
+        max_queued_bytes: int = DEFAULT_MAX_QUEUED_BYTES,
     ) -> None:
         self.config = config
         self.pool = SearcherPool(config, threads, warm_up=warm_up)
         playouts = int(config.get("analysis.ownership_playouts"))
-        self.scheduler = Scheduler(self.pool, threads, max_queued, playouts)
+        self.scheduler = Scheduler(self.pool, threads, max_queued, playouts, max_queued_bytes)
         self._keys = itertools.count()
 
     def __enter__(self) -> Analyzer:
@@ -79,13 +81,14 @@ class Analyzer:
     def submit(
         self,
         key: str,
-        turns: Sequence[tuple[int, GameState]],
+        turns: Sequence[tuple[int, Position]],
         options: TurnOptions,
         on_answer: Answer,
         on_error: Callable[[int, str], None],
         priorities: Sequence[int] | None = None,
     ) -> None:
-        """Queue (turn number, position) pairs of request ``key``; ``on_answer`` gets each answer
+        """Queue (turn number, position) pairs of request ``key`` (a position: a ``GameState``, or a
+        ``RecordTurn`` replayed when searched); ``on_answer`` gets each answer
         (from the worker threads), ``on_error(turn, message)`` each failure. ``QueueFull`` (and
         nothing queued) when the queue cannot take them all."""
         jobs = []

@@ -14,6 +14,7 @@ searches keep dlgo's superko from there). ``RecordError`` names the field and th
 from __future__ import annotations
 
 import itertools
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -25,6 +26,7 @@ from dlgo.utils import move_to_text
 __all__ = [
     "GameRecord",
     "RecordError",
+    "RecordTurn",
     "ReplayCache",
     "replay",
     "max_moves",
@@ -114,10 +116,10 @@ def too_many_moves(count: int, rows: int, cols: int) -> str | None:
     return f"Too many moves: {count} (at most {limit} on {cols}x{rows})" if count > limit else None
 
 
-def replay(record: GameRecord, cache: ReplayCache | None = None) -> list[GameState]:
-    """The position at every turn, ``len(record.moves) + 1`` of them; RecordError if a move is
-    illegal or the record too long. ``cache``: reuse the positions of a record replayed lately
-    that begins the same way."""
+def replay(record: GameRecord, cache: ReplayCache | None = None, upto: int | None = None) -> list[GameState]:
+    """The position at every turn, ``len(record.moves) + 1`` of them (``upto``: turns 0 to
+    ``upto`` only); RecordError if a move is illegal or the record too long. ``cache``: reuse
+    the positions of a record replayed lately that begins the same way."""
     if not (MIN_SIZE <= record.rows <= MAX_SIZE and MIN_SIZE <= record.cols <= MAX_SIZE):
         raise RecordError("boardXSize", f"Must provide an integer from {MIN_SIZE} to {MAX_SIZE}")
     why = too_many_moves(len(record.moves), record.rows, record.cols)
@@ -127,7 +129,7 @@ def replay(record: GameRecord, cache: ReplayCache | None = None) -> list[GameSta
         raise RecordError("initialStones", f"Too many setup stones: {len(record.initial_stones)}")
     first = record.initial_player or (record.moves[0][0] if record.moves else Player.black)
     key = (record.rows, record.cols, record.rules, record.scoring_komi, first, tuple(record.initial_stones))
-    moves = tuple(record.moves)
+    moves = tuple(record.moves if upto is None else record.moves[:upto])
     done, states = cache.lookup(key, moves) if cache is not None else (0, [])
     if not states:
         states = [GameState.from_position(_setup(record), first, record.scoring_komi)]
@@ -141,22 +143,78 @@ def replay(record: GameRecord, cache: ReplayCache | None = None) -> list[GameSta
     return list(states)
 
 
+# The most moves a record may hold per byte budget of a queued turn: a record's moves as
+# Python objects (tuples, moves, points), measured with tracemalloc on a 400-move 19x19 record.
+RECORD_BYTES_PER_MOVE = 200
+
+
+@dataclass(frozen=True, eq=False)
+class RecordTurn:
+    """Turn ``turn`` of ``record``, replayed only when its search starts: a queued turn holds
+    the record's moves (``RECORD_BYTES_PER_MOVE`` each), not its positions, whose superko
+    hashes grow with the square of the game's length (40 MB for a 1,000-move 19x19 record).
+    ``cache``: the replays that turns of the same game share."""
+
+    record: GameRecord
+    turn: int
+    cache: ReplayCache | None = None
+
+    @property
+    def rows(self) -> int:
+        return self.record.rows
+
+    @property
+    def cols(self) -> int:
+        return self.record.cols
+
+    @property
+    def held_bytes(self) -> int:
+        return RECORD_BYTES_PER_MOVE * (len(self.record.moves) + len(self.record.initial_stones) + 1)
+
+    def state(self) -> GameState:
+        """The position of this turn (RecordError if the record cannot be replayed)."""
+        return replay(self.record, self.cache, upto=self.turn)[-1]
+
+    def follows(self, before: RecordTurn) -> bool:
+        """Is this the position one move after ``before`` in the same game?"""
+        if self.turn != before.turn + 1:
+            return False
+        if self.record is before.record:
+            return True
+        mine, theirs = self.record, before.record
+        return (mine.rows, mine.cols, mine.rules, mine.scoring_komi, mine.initial_player, mine.initial_stones) == (
+            theirs.rows,
+            theirs.cols,
+            theirs.rules,
+            theirs.scoring_komi,
+            theirs.initial_player,
+            theirs.initial_stones,
+        ) and mine.moves[: before.turn] == theirs.moves[: before.turn]
+
+
 class ReplayCache:
-    """The last ``size`` replays, so that records sharing their beginning share its positions.
+    """The last ``size`` replays, at most ``max_positions`` positions in all, so that records
+    sharing their beginning share its positions. Safe to use from several threads.
 
     A client reviewing a game sends one query per move, each with every move before it (KaTrain
     does): replayed apart, 300 queries of a 300-move 19x19 game would hold 45,000 positions
     (14 KB each, 600 MB) while they wait; sharing the game's positions (they are immutable) they
-    hold 300."""
+    hold 300. The bound on positions keeps a few long distinct records from holding gigabytes."""
 
-    def __init__(self, size: int = 8) -> None:
+    def __init__(self, size: int = 8, max_positions: int = 2000) -> None:
         self.size = size
+        self.max_positions = max_positions
         self._entries: OrderedDict[int, tuple[tuple, tuple, list[GameState]]] = OrderedDict()
         self._ids = itertools.count()
+        self._lock = threading.Lock()
 
     def lookup(self, key: tuple, moves: tuple) -> tuple[int, list[GameState]]:
         """(moves already played, their positions: a new list) of the kept replay sharing the
         longest beginning with ``moves``; (0, []) when none shares the setup."""
+        with self._lock:
+            return self._lookup(key, moves)
+
+    def _lookup(self, key: tuple, moves: tuple) -> tuple[int, list[GameState]]:
         best, best_n = None, -1
         for entry, (k, kept, _) in self._entries.items():
             if k != key:
@@ -174,14 +232,18 @@ class ReplayCache:
         return best_n, list(self._entries[best][2][: best_n + 1])
 
     def keep(self, key: tuple, moves: tuple, states: list[GameState]) -> None:
-        for entry, (k, kept, _) in list(self._entries.items()):
-            if k == key and kept[: len(moves)] == moves:
-                return  # a longer (or the same) record has these positions already
-            if k == key and moves[: len(kept)] == kept:
-                del self._entries[entry]  # this one extends it
-        self._entries[next(self._ids)] = (key, moves, states)
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
+        with self._lock:
+            for entry, (k, kept, _) in list(self._entries.items()):
+                if k == key and kept[: len(moves)] == moves:
+                    return  # a longer (or the same) record has these positions already
+                if k == key and moves[: len(kept)] == kept:
+                    del self._entries[entry]  # this one extends it
+            self._entries[next(self._ids)] = (key, moves, states)
+            while len(self._entries) > 1 and (len(self._entries) > self.size or self._positions() > self.max_positions):
+                self._entries.popitem(last=False)
+
+    def _positions(self) -> int:
+        return sum(len(states) for _, _, states in self._entries.values())
 
 
 def _play(state: GameState, player: Player, move: Move, rules: RuleSet, index: int) -> GameState:

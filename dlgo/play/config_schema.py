@@ -134,6 +134,12 @@ SCHEMA: dict[str, dict[str, Param]] = {
             "malkovich (observers' log) or discussion (the game chat)",
             choices=("malkovich", "discussion"),
         ),
+        "variations": Param(
+            bool,
+            False,
+            "after each genmove, the search's candidates on stderr in Leela Zero's format, which gtp2ogs "
+            "(send_pv_data) shows on OGS as the bot's variations",
+        ),
     },
     "log": {
         "level": Param(str, "warning", "logging level on stderr", choices=_LEVELS),

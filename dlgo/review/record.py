@@ -7,10 +7,11 @@ the rest of the record's root that a reader shows too: its comment and the game 
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 
-from sgfmill import sgf
+from sgfmill import sgf, sgf_grammar
 
 from dlgo import __version__
 from dlgo.review.analysis import TurnAnalysis
@@ -18,6 +19,8 @@ from dlgo.review.annotate import Annotations, annotate
 from dlgo.sgf import SgfGame, write_game
 
 __all__ = ["GAME_INFO_KEPT", "RecordRoot", "record_root", "reviewed_sgf", "APPLICATION"]
+
+log = logging.getLogger(__name__)
 
 APPLICATION = f"dlgo-review:{__version__}"
 # FF[4] game-info properties that write_game leaves to its caller.
@@ -52,8 +55,19 @@ def record_root(path: str | os.PathLike) -> RecordRoot:
             value = root.get_raw(ident).decode("latin-1")
         if value.strip():
             properties[ident] = [value]
-    comment = root.get("C") if root.has_property("C") else None
-    return RecordRoot(comment, properties)
+    return RecordRoot(_comment(root, path), properties)
+
+
+def _comment(root: sgf.Tree_node, path: str | os.PathLike) -> str | None:
+    """The root comment; bytes that its charset (CA) cannot decode become replacement
+    characters, as ``read_game`` reads the move comments, rather than ending the review."""
+    if not root.has_property("C"):
+        return None
+    try:
+        return root.get("C")
+    except ValueError:
+        log.warning("%s: the root comment is not %s; its undecodable bytes are replaced", path, root.get_encoding())
+        return sgf_grammar.text_value(root.get_raw("C")).decode(root.get_encoding(), errors="replace")
 
 
 def reviewed_sgf(
