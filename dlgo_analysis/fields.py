@@ -14,9 +14,9 @@ from typing import Any
 from dlgo.analysis.options import MoveFilter
 from dlgo.analysis.perspective import REPORT_AS
 from dlgo.analysis.positions import too_many_moves
-from dlgo.analysis.rules import HANDICAP_BONUS
 from dlgo.goboard import MAX_SIZE, MIN_SIZE, Move
 from dlgo.gotypes import Player, Point
+from dlgo.rules import HANDICAP_BONUS
 from dlgo.utils import point_from_coords
 
 Fail = Callable[[str, str], Exception]

@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dlgo.analysis import GameRecord, RecordError, TurnOptions, replay
 from dlgo.analysis.options import DEFAULT_PV_LENGTH
 from dlgo.analysis.positions import RecordTurn, ReplayCache
-from dlgo.analysis.rules import RulesError, parse_rules
+from dlgo.rules import RulesError, parse_rules
 from dlgo_analysis import fields as f
 
 __all__ = ["ProtocolError", "Action", "Query", "parse_line", "ACTIONS", "Limits"]
@@ -203,7 +203,7 @@ def _query(data: dict[str, Any], query_id: str, limits: Limits, replays: ReplayC
     )
     turns = f.turns(data, len(moves), fail)
     priorities = f.priorities(data, turns, fail)
-    options = _options(data, rows, cols, limits, warn, fail)
+    options = replace(_options(data, rows, cols, limits, warn, fail), territory=not rules.area)
     for name, why in _UNSUPPORTED.items():
         if data.get(name) not in (None, False):
             warn(name, f"Not supported, ignored: {why}")

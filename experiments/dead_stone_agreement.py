@@ -5,9 +5,10 @@
     .venv/bin/python experiments/dead_stone_agreement.py --games 150 -- \\
         --config configs/engine/zero-9x9.toml --set zero.model=weights/NET.keras --set scoring.dead_stones=network
 
-GNU Go (level 1, Chinese rules) plays itself to two passes, one game per seed; every move is
-replayed into the engine (started with the arguments after ``--``); then both answer
-``final_score`` and ``final_status_list dead``. A game agrees when both answers are the same.
+GNU Go (level 1, Chinese rules, or Japanese with ``--rules japanese``: both then count territory
+and prisoners) plays itself to two passes, one game per seed; every move is replayed into the
+engine (started with the arguments after ``--``); then both answer ``final_score`` and
+``final_status_list dead``. A game agrees when both answers are the same.
 Prints one JSON object: games, agreeing games, the rate, and each disagreement (seed, both
 scores, both dead-stone lists). ``tests/test_gtp_gnugo.py`` checks the first 10 seeds with
 playouts; the README gives its figures, with ``dead_stones=playouts`` 145 of 150 (2026-12-05).
@@ -51,15 +52,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--komi", type=float, default=7.5)
+    parser.add_argument(
+        "--rules",
+        choices=("chinese", "japanese"),
+        default="chinese",
+        help="both count by these rules (GNU Go --japanese-rules; ours kgs-rules japanese)",
+    )
     parser.add_argument("engine_args", nargs="*", help="after --: the engine's arguments (--config, --set)")
     args = parser.parse_args(argv)
     path = find_gnugo()
     if path is None:
         parser.error("GNU Go not found (apt-get install gnugo)")
-    gnugo = GtpProcess([path, "--mode", "gtp", "--chinese-rules", "--level", "1"], label="GNU Go")
+    gnugo = GtpProcess([path, "--mode", "gtp", f"--{args.rules}-rules", "--level", "1"], label="GNU Go")
     engine = GtpProcess([sys.executable, "-m", "gtp_engine", *args.engine_args], label="dlgo", cwd=ROOT)
     gnugo.start()
     engine.start()
+    engine.send(f"kgs-rules {args.rules}")
     agree, disagreements = 0, []
     try:
         for seed in range(args.first_seed, args.first_seed + args.games):
@@ -76,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         engine.close()
         gnugo.close()
     games = args.games
-    report = {"games": games, "agree": agree, "rate": round(agree / games, 3) if games else None}
+    report = {"games": games, "rules": args.rules, "agree": agree, "rate": round(agree / games, 3) if games else None}
     print(json.dumps({**report, "engine_args": args.engine_args, "disagreements": disagreements}, indent=1))
     return 0
 

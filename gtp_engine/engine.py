@@ -50,7 +50,6 @@ class Engine:
         self.commands: dict[str, Handler] = COMMANDS
         self.session = PlaySession(config)
         self.runner = SearchRunner(self)
-        self.rules = "chinese"
         self.quit_requested = False
         self.arrived = time.monotonic()  # when the current command's line arrived
         self.began = self.arrived  # when the engine began it: later if it waited behind a search

@@ -27,17 +27,19 @@ class GnuGo:
     the test's own timeout to report. A GNU Go that dies raises ``GtpClientError`` ("crash").
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, rules: str = "chinese") -> None:
         self.path = path
-        self._gtp = GtpProcess([path, *GNUGO_COMMAND], label="GNU Go")
+        command = [arg if arg != "--chinese-rules" else f"--{rules}-rules" for arg in GNUGO_COMMAND]
+        self._gtp = GtpProcess([path, *command], label=f"GNU Go ({rules})")
         self._gtp.start()
 
     @classmethod
-    def start(cls) -> GnuGo:
+    def start(cls, rules: str = "chinese") -> GnuGo:
+        """``rules``: chinese (area) or japanese (territory and prisoners) in its count."""
         path = find_gnugo()
         if path is None:
             raise FileNotFoundError("GNU Go (gnugo) is not on PATH or in /usr/games")
-        return cls(path)
+        return cls(path, rules)
 
     def ask(self, command: str) -> tuple[bool, str]:
         """Send one command; return (success, text) with the ``=``/``?`` marker stripped.

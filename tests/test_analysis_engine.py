@@ -287,7 +287,7 @@ def test_a_line_that_is_not_utf8_gets_an_error(engine):
 
 
 def test_warnings_name_the_field_and_the_query_go_on(engine):
-    lines = engine.ask(query("warn", fooBar=1, rules="japanese", overrideSettings={"cpuctExploration": 1}))
+    lines = engine.ask(query("warn", fooBar=1, rules="aga-button", overrideSettings={"cpuctExploration": 1}))
     warned = {d["field"] for d in lines if "warning" in d}
     assert warned == {"fooBar", "rules", "overrideSettings"}
     assert finals(lines)[-1]["moveInfos"]
@@ -421,11 +421,13 @@ def test_an_agent_without_a_score_head_still_scores_every_move():
 
 # --- the library below the engine -----------------------------------------------------------------
 def test_rules_accept_katagos_names_and_warn_for_those_not_played_as_they_are():
-    from dlgo.analysis.rules import RulesError, parse_rules
+    from dlgo.rules import RulesError, parse_rules
 
     assert parse_rules("TROMP_TAYLOR").name == "tromp-taylor" and parse_rules("nz").suicide
     assert parse_rules("chinese").warning() is None
-    assert "territory" in parse_rules("japanese").warning()
+    assert parse_rules("japanese").warning() is None and parse_rules("korean").honoured  # territory, seki tax
+    assert "button" in parse_rules("aga-button").warning()
+    assert "every group" in parse_rules("stone-scoring").warning()
     assert parse_rules({"scoring": "AREA", "ko": "SIMPLE"}).honoured
     for bad in ("area", {"foo": 1}, 5):
         with pytest.raises(RulesError):

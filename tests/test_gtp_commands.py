@@ -320,12 +320,20 @@ def test_pass_when_opponent_passed_and_winning(eng: InProcessEngine) -> None:
     assert "win the count" in eng.ok("gomill-explain_last_move")
 
 
-def test_plays_on_when_opponent_passed_and_losing(eng: InProcessEngine) -> None:
+def test_plays_a_dame_when_opponent_passed_and_the_dame_can_turn_the_count(eng: InProcessEngine) -> None:
     settled_position(eng)
-    eng.ok("komi 30.5")  # now Black loses the count
+    eng.ok("komi 24.5")  # Black loses by 6.5 with nine dame on column F: filling them can win
     eng.ok("play w pass")
     move = eng.ok("genmove b")
-    assert move not in ("pass", "resign") or "nothing changes" in eng.ok("gomill-explain_last_move")
+    assert move.upper().startswith("F"), (move, eng.ok("gomill-explain_last_move"))
+
+
+def test_resigns_when_opponent_passed_and_no_move_can_turn_the_count(eng: InProcessEngine) -> None:
+    settled_position(eng)
+    eng.ok("komi 30.5")  # Black loses by 12.5 and only nine dame are left: never inside its own area
+    eng.ok("play w pass")
+    assert eng.ok("genmove b") == "resign"
+    assert "can no longer change" in eng.ok("gomill-explain_last_move")
 
 
 def test_no_pass_while_dame_left(eng: InProcessEngine) -> None:

@@ -59,6 +59,7 @@ def test_dame_can_change_the_count_and_own_territory_cannot() -> None:
     territory = own_territory(state, counted.status, Player.black)
     assert territory == {Point(row, col) for row in range(1, 10) for col in range(1, 4)}
     assert not is_settled(moves, counted.result, Player.black)  # nine dame, 7.5 behind
+    assert is_settled(moves, counted.result, Player.black, dame_score=False)  # worth nothing by territory
 
 
 def test_too_few_dame_to_make_up_the_margin_is_settled() -> None:

@@ -112,14 +112,15 @@ def settling_moves(state: GameState, status: CountedStatus) -> SettlingMoves:
     return SettlingMoves(playable(neutral), playable(disputed), playable(tactical))
 
 
-def is_settled(moves: SettlingMoves, result: GameResult, player: Player) -> bool:
+def is_settled(moves: SettlingMoves, result: GameResult, player: Player, dame_score: bool = True) -> bool:
     """Can no move of ``player`` change who wins the count? True when nothing can change it, or
-    when only dame are left and they are too few to make up the margin."""
+    when only dame are left and they are too few to make up the margin (``dame_score``: a dame
+    is a point, as under area scoring; under territory scoring it is worth nothing)."""
     if not moves:
         return True
     if moves.disputed or moves.tactical or result.winner is player:
         return False
-    return len(moves.neutral) < result.winning_margin
+    return (len(moves.neutral) if dame_score else 0) < result.winning_margin
 
 
 def _liberties(state: GameState, groups: Iterable[list[Point]]) -> set[Point]:

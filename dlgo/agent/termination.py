@@ -319,10 +319,12 @@ class Decision:
 
 @dataclass(frozen=True)
 class EndOfGamePolicy:
-    """The engine's rules: ``resign``, and ``only_when_settled``: no pass while dame are left."""
+    """The engine's rules: ``resign``, ``only_when_settled``: no pass while dame are left, and
+    ``area_scoring``: whether the count is by area (a dame is then worth a point) or by territory."""
 
     resign: ResignPolicy = field(default_factory=ResignPolicy)
     only_when_settled: bool = True
+    area_scoring: bool = True
 
 
 def capture_in_atari(state: GameState) -> Move | None:
@@ -446,7 +448,7 @@ def settle_after_pass(
     moves = settling_moves(state, counted.status)
     threshold = policy.resign.threshold
     give_up = Move.resign() if policy.resign.enabled else Move.pass_turn()
-    if is_settled(moves, counted.result, state.next_player):
+    if is_settled(moves, counted.result, state.next_player, dame_score=policy.area_scoring):
         return Decision(give_up, f"the opponent passed and the count ({counted.result}) can no longer change")
     useful = [c for c in non_pass if c.move.point in moves.points]
     hopeful = [c for c in useful if c.winrate >= threshold]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dlgo.analysis.analyzer import DEFAULT_MAX_QUEUED, DEFAULT_THREADS, Analyzer
 from dlgo.analysis.options import MoveFilter, TurnOptions
 from dlgo.analysis.positions import GameRecord, RecordError, ReplayCache, replay
-from dlgo.analysis.rules import RulesError, RuleSet, parse_rules
 from dlgo.analysis.scheduler import DEFAULT_MAX_QUEUED_BYTES, QueueFull
+from dlgo.rules import RulesError, RuleSet, parse_rules
 
 __all__ = [
     "Analyzer",

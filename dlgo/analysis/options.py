@@ -32,7 +32,8 @@ class TurnOptions:
     ``report_as``: BLACK, WHITE or SIDETOMOVE; ``pv_length``: moves after the first in each PV;
     ``root_temperature``: the root policy's temperature (``rootPolicyTemperature`` times what
     ``wideRootNoise`` asks); ``report_every``: seconds between reports during the search (None:
-    only the final one); the ``include_*`` flags as KataGo's."""
+    only the final one); the ``include_*`` flags as KataGo's; ``territory``: the score leads are
+    those of a territory count (the rules score territory)."""
 
     max_visits: int = 500
     max_time: float | None = None
@@ -45,6 +46,7 @@ class TurnOptions:
     root_temperature: float = 1.0
     filters: tuple[MoveFilter, ...] = ()
     report_every: float | None = None
+    territory: bool = False
 
     def keeps(self, player: Player, move: Move) -> bool:
         """Whether a root move of ``player`` may be searched and reported."""

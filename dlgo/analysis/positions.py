@@ -18,9 +18,9 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from dlgo.analysis.rules import RuleSet
 from dlgo.goboard import MAX_SIZE, MIN_SIZE, Board, GameState, Move
 from dlgo.gotypes import Player, Point
+from dlgo.rules import RuleSet
 from dlgo.utils import move_to_text
 
 __all__ = [

@@ -8,8 +8,9 @@ Field by field, what each holds here:
   (an ``lcb`` from the other side is ``1 - lcb``, as KataGo turns it);
 - ``scoreLead`` (= ``scoreMean`` = ``scoreSelfplay``: dlgo's networks have one score head): the
   search's mean of the tree's scores where the network has a score head, else the logistic fit
-  of ``dlgo.analysis.score``; ``scoreStdev``: from the move's ownership map (the root's where the
-  move has none), or the playouts' spread;
+  of ``dlgo.analysis.score``; under territory rules less the stones each side is expected to
+  have placed by the end (``dlgo.territory.territory_offset``); ``scoreStdev``: from the move's
+  ownership map (the root's where the move has none), or the playouts' spread;
 - ``utility``: ``2 * winrate - 1``, plus the search's score utility where it plays for points
   (``zero.score_utility``); ``utilityLcb`` the same of ``lcb``;
 - ``visits`` (= ``edgeVisits``: a tree has no transpositions), ``prior``, ``order`` (0 for the
@@ -35,6 +36,7 @@ from dlgo.analysis.tree_stats import MoveStats
 from dlgo.goboard import GameState
 from dlgo.gotypes import Player
 from dlgo.search import CandidateInfo, SearchResult
+from dlgo.territory import territory_offset
 from dlgo.utils import move_to_text
 
 __all__ = ["TurnExtras", "answer", "no_results"]
@@ -80,9 +82,12 @@ def no_results(turn: int) -> dict[str, Any]:
 class _Scorer:
     """Score leads, spreads and utilities of one answer, in the mover's view."""
 
-    def __init__(self, result: SearchResult, extras: TurnExtras, rows: int, cols: int) -> None:
+    def __init__(
+        self, result: SearchResult, extras: TurnExtras, rows: int, cols: int, territory_offset: float = 0.0
+    ) -> None:
         self.extras = extras
         self.rows, self.cols = rows, cols
+        self.offset = territory_offset  # the mover's area lead less its territory lead
         if extras.playouts is not None:
             self.stdev = extras.playouts.stdev
         elif extras.ownership is not None:
@@ -92,7 +97,8 @@ class _Scorer:
         self.root_lead = self.lead(result.score_lead, result.winrate)
 
     def lead(self, score: float | None, winrate: float) -> float:
-        return float(score) if score is not None else lead_from_winrate(winrate, self.rows, self.cols)
+        area = float(score) if score is not None else lead_from_winrate(winrate, self.rows, self.cols)
+        return area - self.offset
 
     def utility(self, winrate: float, lead: float) -> float:
         u = 2.0 * winrate - 1.0
@@ -114,7 +120,10 @@ def answer(
     to_move = state.next_player
     report_as = options.report_as
     sign = sign_for(report_as, to_move)
-    scorer = _Scorer(result, extras, state.board.num_rows, state.board.num_cols)
+    offset = 0.0
+    if options.territory:
+        offset = territory_offset(state) * (1.0 if to_move is Player.black else -1.0)
+    scorer = _Scorer(result, extras, state.board.num_rows, state.board.num_cols, offset)
     kept = [c for c in result.candidates if c.visits > 0 and options.keeps(to_move, c.move)]
     infos = [_move_info(c, order, options, extras, scorer, to_move) for order, c in enumerate(kept)]
     this_hash, sym_hash = position_hashes(state)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dlgo.agent_registry import Param
 from dlgo.goboard import MAX_SIZE, MIN_SIZE
 from dlgo.handicap import COMPENSATION_RULES
+from dlgo.rules import RULE_NAMES
 
 __all__ = ["SCHEMA"]
 
@@ -24,6 +25,13 @@ SCHEMA: dict[str, dict[str, Param]] = {
             "chinese",
             "points White gets per handicap stone: chinese = one each (GNU Go, KGS), aga = one fewer, none",
             choices=COMPENSATION_RULES,
+        ),
+        "rules": Param(
+            str,
+            "chinese",
+            "rules of the count until `kgs-rules` or `kata-set-rules`: area scoring (chinese, aga, "
+            "tromp-taylor, ...) or territory scoring (japanese, korean): final_score, passing and resigning",
+            choices=RULE_NAMES,
         ),
         "preload": Param(
             bool,

@@ -64,12 +64,18 @@ class DecisionSettings:
     pass_playouts: int = 400
     only_when_settled: bool = True
     variety: VarietySettings = VarietySettings()
+    area_scoring: bool = True
 
     @classmethod
     def from_config(
-        cls, resign: Mapping[str, Any], passing: Mapping[str, Any], variety: Mapping[str, Any] | None = None
+        cls,
+        resign: Mapping[str, Any],
+        passing: Mapping[str, Any],
+        variety: Mapping[str, Any] | None = None,
+        area_scoring: bool = True,
     ) -> DecisionSettings:
         return cls(
+            area_scoring=area_scoring,
             variety=VarietySettings.from_config(variety or {}),
             resign_enabled=resign["enabled"],
             resign_threshold=resign["threshold"],
@@ -93,7 +99,7 @@ class DecisionSettings:
             consecutive_moves=self.resign_consecutive_moves,
             min_score_difference=self.resign_min_score_difference,
         )
-        return EndOfGamePolicy(resign=resign, only_when_settled=self.only_when_settled)
+        return EndOfGamePolicy(resign=resign, only_when_settled=self.only_when_settled, area_scoring=self.area_scoring)
 
 
 def resign_value(choice: MoveChoice) -> float | None:

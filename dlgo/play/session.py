@@ -26,7 +26,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dlgo.agent.base import Agent
@@ -42,7 +42,9 @@ from dlgo.play.game import Game, position_for
 from dlgo.play.memory import trim_heap
 from dlgo.play.quickmove import quick_move
 from dlgo.play.resign_history import ResignHistory
+from dlgo.rules import RuleSet, parse_rules
 from dlgo.search import ProgressCallback, SearchAgent, SearchBudget
+from dlgo.territory import territory_result
 
 __all__ = ["PlaySession", "MovePlan", "SearchThread", "QUICK_MOVE_RESERVE"]
 
@@ -102,6 +104,7 @@ class PlaySession:
         self.agents = agents if agents is not None else AgentPool(config)
         size = config.get("engine.board_size")
         self.game = Game(size, size, config.get("engine.komi"), config.get("engine.handicap_compensation"))
+        self.rules: RuleSet = parse_rules(config.get("engine.rules"))
         self.clock = Clock()
         self.overhead = Overhead()
         self.resign_history = ResignHistory()
@@ -182,7 +185,9 @@ class PlaySession:
         end began the move); ``UnsupportedSize``/``AgentBuildError`` when no agent plays the board."""
         _, _, build = self.agents.request(self.game.rows, self.game.cols)
         seconds = self.budget_seconds(player)
-        settings = DecisionSettings.from_config(self.section("resign"), self.section("pass"), self.section("variety"))
+        settings = DecisionSettings.from_config(
+            self.section("resign"), self.section("pass"), self.section("variety"), area_scoring=self.rules.area
+        )
         plan = MovePlan(
             player=player,
             state=position_for(self.game.state, player),
@@ -303,10 +308,21 @@ class PlaySession:
         return agent if isinstance(agent, SearchAgent) and agent.network_ownership else None
 
     def count(self, state: GameState | None = None) -> Count:
-        """``state`` (the game's position by default) counted as a finished game is: dead stones
-        found by the network's ownership or by playouts, as ``scoring.dead_stones`` says.
-        ``CannotScore`` if counting fails. The pass decision asks it too, so the engine passes
-        only into a count that its own final score confirms."""
+        """``state`` (the game's position by default) counted as a finished game is, under the
+        session's rules (``rules``: by area, or by territory with prisoners): dead stones found by
+        the network's ownership or by playouts, as ``scoring.dead_stones`` says. ``CannotScore``
+        if counting fails. The pass decision asks it too, so the engine passes only into a count
+        that its own final score confirms."""
+        counted = self._area_count(state)
+        if self.rules.area:
+            return counted
+        state = self.game.state if state is None else state
+        seki = [p for group in counted.status.seki for p in group]
+        return replace(counted, result=territory_result(state, counted.dead_stones(), seki))
+
+    def _area_count(self, state: GameState | None = None) -> Count:
+        """The area count of ``state`` (the game's position by default), dead stones found as
+        ``scoring.dead_stones`` says."""
         state = self.game.state if state is None else state
         scoring = self.section("scoring")
         try:

@@ -41,6 +41,8 @@ COMMANDS: dict[str, Handler] = {
     "showboard": core.showboard,
     "kgs-genmove_cleanup": core.kgs_genmove_cleanup,
     "kgs-rules": extensions.kgs_rules,
+    "kata-set-rules": extensions.kata_set_rules,
+    "kata-get-rules": extensions.kata_get_rules,
     "cputime": extensions.cputime,
     "gomill-cpu_time": extensions.gomill_cpu_time,
     "gomill-describe_engine": extensions.gomill_describe_engine,

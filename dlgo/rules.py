@@ -1,16 +1,18 @@
-"""Rule sets an analysis request may name, and which of them dlgo plays as they are.
+"""Rule sets a game or an analysis request may name, and which of them dlgo counts as they are.
 
-dlgo plays area scoring (Chinese rules): its networks were trained on area counts and its
-searches score finished games by area, with situational superko and no suicide. KataGo's rule
-names (docs/GTP_Extensions.md, ``kata-set-rules``) are all accepted, because clients send them
-unasked (KaTrain's default is ``japanese``):
+KataGo's rule names (docs/GTP_Extensions.md, ``kata-set-rules``) are all accepted, because
+clients send them unasked (KaTrain's default is ``japanese``, KGS sends ``kgs-rules japanese``):
 
 - area scoring without a group tax or a button (chinese, chinese-ogs, chinese-kgs,
-  tromp-taylor, aga, bga, new-zealand) is analysed as it is;
-- territory scoring (japanese, korean, ancient-territory), stone scoring (stone-scoring,
-  ancient-area: a tax on every group) and the button (aga-button) are analysed under area
-  scoring, with a warning that says so: the win rates and leads are those of an area count,
-  which in most games differs from a territory count by a point at most.
+  tromp-taylor, aga, bga, new-zealand) is counted as it is (``dlgo.scoring``);
+- territory scoring with the seki tax (japanese, korean) is counted as it is: territory and
+  prisoners, no points in seki (``dlgo.territory``);
+- a tax on every group (stone-scoring, ancient-area, ancient-territory) and the button
+  (aga-button) are counted without the tax or the button, with a warning that says so.
+
+The searches read the board by area whatever the rules: dlgo's networks were trained on area
+counts. What follows the rules is the count (``final_score``, the end-of-game decisions) and the
+score lead an analysis reports (``dlgo.territory.territory_offset``).
 
 What the rules change in a record's replay: which moves are legal there (suicide where the
 rules allow it; a repetition of an earlier position where only simple ko is forbidden), and the
@@ -48,23 +50,35 @@ class RuleSet:
 
     @property
     def honoured(self) -> bool:
-        """Whether dlgo analyses these rules as they are (area scoring, no tax, no button)."""
-        return self.area and self.tax == "NONE" and not self.button
+        """Whether dlgo counts these rules as they are: area scoring without a tax, or territory
+        scoring whose tax is on seki alone (japanese, korean); never a button."""
+        counted = (self.area and self.tax == "NONE") or (not self.area and self.tax == "SEKI")
+        return counted and not self.button
 
     @property
     def default_komi(self) -> float:
         """KataGo's komi when a query gives none: 7.5 for area scoring, 6.5 for territory."""
         return 7.5 if self.area else 6.5
 
+    def as_katago(self) -> dict[str, Any]:
+        """KataGo's JSON object of these rules (``kata-get-rules``)."""
+        return {
+            "friendlyPassOk": False,
+            "hasButton": self.button,
+            "ko": "SIMPLE" if self.simple_ko else "POSITIONAL",
+            "scoring": "AREA" if self.area else "TERRITORY",
+            "suicide": self.suicide,
+            "tax": self.tax,
+            "whiteHandicapBonus": self.handicap_bonus,
+        }
+
     def warning(self) -> str | None:
         """Why the analysis does not follow these rules exactly (None: it does)."""
         if self.honoured:
             return None
-        what = "territory scoring" if not self.area else "a group tax" if self.tax != "NONE" else "a button"
-        return (
-            f"rules '{self.name}' use {what}; dlgo scores by area (chinese rules) and analyses the "
-            "position under area scoring"
-        )
+        what = "a button" if self.button else "a tax on every group"
+        scoring = "area" if self.area else "territory"
+        return f"rules '{self.name}' use {what}; dlgo counts {scoring} without it"
 
 
 _TABLE = (
