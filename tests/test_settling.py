@@ -3,6 +3,8 @@ strings the opponent cannot approach (dlgo.approach), and the decision that uses
 
 from __future__ import annotations
 
+from conftest import state_from
+
 from dlgo.agent.settling import is_settled, own_territory, settling_moves
 from dlgo.agent.termination import EndOfGamePolicy, ResignPolicy, settle_after_pass
 from dlgo.approach import cannot_be_approached
@@ -26,23 +28,18 @@ def _walls(komi: float = 7.5) -> GameState:
 def _seki() -> GameState:
     """The top left of a 9x9 game (a case record at move 68): Black's A8-B8 and White's two
     strings around it share the liberties A7 and A9; whoever fills one is captured. White passed."""
-    rows = [
-        ".OOOX....",
-        "XXOXXX.X.",
-        ".O.OX.X..",
-        "OOOOX..XX",
-        "OXXXX..XO",
-        "XOOXOXXOO",
-        "XXOOOXOO.",
-        ".XXOOO.OX",
-        "X.XXOOOOO",
-    ]
-    board = Board(9, 9)
-    for i, line in enumerate(rows):
-        for col, ch in enumerate(line, 1):
-            if ch != ".":
-                board.place_stone(Player.black if ch == "X" else Player.white, Point(9 - i, col))
-    return GameState.from_position(board, Player.white, 7.0).apply_move(Move.pass_turn())
+    diagram = """
+    .OOOX....
+    XXOXXX.X.
+    .O.OX.X..
+    OOOOX..XX
+    OXXXX..XO
+    XOOXOXXOO
+    XXOOOXOO.
+    .XXOOO.OX
+    X.XXOOOOO
+    """
+    return state_from(diagram, Player.white, komi=7.0).apply_move(Move.pass_turn())
 
 
 def _candidate(vertex: str, winrate: float) -> CandidateInfo:
@@ -100,23 +97,18 @@ def test_a_seki_the_playouts_doubt_is_not_approachable() -> None:
 
 
 def test_a_two_point_eye_is_approachable_by_a_throw_in() -> None:
-    # Black's corner string A1-A2-B2-C2-C1 around the two-point eye B1... no: a straight eye A1-B1
-    # inside Black's string, White all around: White's throw-in is taken back, leaving one liberty.
-    rows = [
-        "XX.......",
-        "OXO......",
-    ]
-    board = Board(5, 5)
-    layout = {
-        "A1": None, "B1": None, "C1": "X", "D1": "O",
-        "A2": "X", "B2": "X", "C2": "X", "D2": "O",
-        "A3": "O", "B3": "O", "C3": "O", "D3": "O",
-    }  # fmt: skip
-    del rows
-    for vertex, ch in layout.items():
-        if ch is not None:
-            board.place_stone(Player.black if ch == "X" else Player.white, point_from_coords(vertex))
-    state = GameState.from_position(board, Player.white, 7.5)
+    # Black's corner string around the two-point eye A1-B1, White all around: White's throw-in at
+    # A1 is taken back at B1, which leaves the string one liberty, so it can still be killed.
+    state = state_from(
+        """
+        .....
+        .....
+        OOOO.
+        XXXO.
+        ..XO.
+        """,
+        Player.white,
+    )
     assert not cannot_be_approached(state, point_from_coords("A2"))
 
 
