@@ -235,11 +235,19 @@ def test_passes_after_the_opponent_only_when_winning_the_count() -> None:
     assert pass_when_opponent_passed(state, FakeCount(winner=Player.white)) is None
 
 
-def test_captures_a_string_in_atari_before_passing() -> None:
+def test_captures_a_living_string_in_atari_before_passing() -> None:
     state = _setup([(1, 1)], [(1, 2)], Player.white)  # Black's corner stone has one liberty, A2
     assert capture_in_atari(state) == Move.play(Point(2, 1))
     decision = pass_when_opponent_passed(state, FakeCount(winner=Player.white))
     assert decision is not None and decision.move == Move.play(Point(2, 1))
+
+
+def test_a_dead_string_in_atari_is_left_for_the_count() -> None:
+    # Taking it would be a move inside our own territory (GNU Go's territory lists in the OGS games).
+    state = _setup([(1, 1)], [(1, 2)], Player.white)
+    assert capture_in_atari(state, {Point(1, 1)}) is None
+    decision = pass_when_opponent_passed(state, FakeCount(winner=Player.white, dead=[[Point(1, 1)]]))
+    assert decision is not None and decision.move.is_pass
 
 
 def test_no_pass_while_neutral_points_are_left() -> None:

@@ -327,17 +327,19 @@ class EndOfGamePolicy:
     area_scoring: bool = True
 
 
-def capture_in_atari(state: GameState) -> Move | None:
-    """A legal capture of the opponent's biggest string in atari, if any.
+def capture_in_atari(state: GameState, dead: frozenset[Point] | set[Point] = frozenset()) -> Move | None:
+    """A legal capture of the opponent's biggest string in atari, if any, among those not in
+    ``dead`` (stones the count already takes off).
 
-    Under area scoring taking stones off costs nothing, and a position with no string in atari
-    is one both programs count the same way.
+    A living string in atari is one the two programs of a game may count differently; taking it
+    settles that. Taking a dead one is a move inside our own territory: a point under territory
+    counting, and nothing the count needs.
     """
     board = state.board
     best: tuple[int, Move] | None = None
     seen: set[int] = set()
     for point, color in board.stones():
-        if color is state.next_player:
+        if color is state.next_player or point in dead:
             continue
         string = board.get_go_string(point)
         if string is None or id(string) in seen:
@@ -355,9 +357,9 @@ def pass_when_opponent_passed(state: GameState, counted: PositionCount) -> Decis
     """The opponent passed: pass when we win the count (taking stones in atari first), else None."""
     if not counted.wins(state.next_player):
         return None
-    capture = capture_in_atari(state)
+    capture = capture_in_atari(state, set(counted.status.dead_stones()))
     if capture is not None:
-        return Decision(capture, "capturing stones in atari before passing")
+        return Decision(capture, "capturing living stones in atari before passing")
     return Decision(Move.pass_turn(), f"the opponent passed and we win the count ({counted.result})")
 
 
