@@ -80,12 +80,14 @@ UNSETTLED_OWNERSHIP = 0.6
 @dataclass
 class GroupStatus:
     """Alive, dead and seki strings; ``unsettled``: those of any status that the ownership left in
-    doubt (``UNSETTLED_OWNERSHIP``), where a move can still change the count."""
+    doubt (``UNSETTLED_OWNERSHIP``), where a move can still change the count; ``open_points``:
+    the empty points it left in doubt (an open area that one colour surrounds only loosely)."""
 
     alive: list[list[Point]]
     dead: list[list[Point]]
     seki: list[list[Point]]
     unsettled: list[list[Point]] = field(default_factory=list)
+    open_points: list[Point] = field(default_factory=list)
 
     def dead_stones(self) -> list[Point]:
         return [p for group in self.dead for p in group]
@@ -158,7 +160,14 @@ def status_from_ownership(game_state: GameState, own: np.ndarray) -> GroupStatus
     def pts(group: list[GoString]) -> list[list[Point]]:
         return [sorted(s.stones) for s in group]
 
-    return GroupStatus(alive=pts(alive), dead=pts(dead_strings), seki=pts(seki), unsettled=unsettled)
+    open_points = [
+        board.geometry.points[i]
+        for i in board.geometry.on_board
+        if colors[i] == EMPTY and abs(float(own[i])) < UNSETTLED_OWNERSHIP
+    ]
+    return GroupStatus(
+        alive=pts(alive), dead=pts(dead_strings), seki=pts(seki), unsettled=unsettled, open_points=open_points
+    )
 
 
 def final_result(game_state: GameState, num_playouts: int = 400, seed: int | None = None) -> GameResult:

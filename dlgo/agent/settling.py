@@ -12,6 +12,8 @@ and the count's own view of the board say which moves are left (:func:`settling_
 - a liberty of a string whose life the count is not sure of (``GroupStatus.unsettled``) and
   whose status can still turn our way: one of ours that it calls dead, or one of the
   opponent's that it lets live;
+- an empty point the count is not sure of and does not give us (``GroupStatus.open_points``): a
+  loosely surrounded area of the opponent's, where a move can still reduce or invade it;
 - the capture of a living opponent string in atari, the escape of an own living one.
 
 A move that leaves its own string in atari without capturing (a self-atari) is none of these,
@@ -47,6 +49,9 @@ class CountedStatus(Protocol):
 
     @property
     def unsettled(self) -> list[list[Point]]: ...
+
+    @property
+    def open_points(self) -> list[Point]: ...
 
     def dead_stones(self) -> list[Point]: ...
 
@@ -103,7 +108,10 @@ def settling_moves(state: GameState, status: CountedStatus) -> SettlingMoves:
     # the opponent's that it lets live. Saving a string it already calls alive, or killing one it
     # already calls dead, changes nothing.
     doubtful = [g for g in status.unsettled if g[0] not in in_seki and ((board.get(g[0]) is player) == (g[0] in dead))]
-    disputed = _liberties(state, doubtful)
+    # An empty point in doubt that the count does not give us: an open area to reduce or invade.
+    disputed = _liberties(state, doubtful) | {
+        p for p in status.open_points if owner[geo.index(p)] == player.other.value
+    }
     tactical = _captures(state, status) | _escapes(state, status)
 
     def playable(points: Iterable[Point]) -> frozenset[Point]:
