@@ -26,6 +26,11 @@ fi
 if ! ldconfig -p 2>/dev/null | grep -q "libzip\.so\.4"; then
     apt_install libzip4 || echo "warning: libzip4 not installed; the KataGo comparisons skip" >&2
 fi
+# Node.js runs the real gtp2ogs (../shared/tools/gtp2ogs) against the OGS stand-in in
+# tests/test_ogs_gtp2ogs.py; those tests skip without it.
+if ! command -v node >/dev/null 2>&1; then
+    apt_install nodejs || echo "warning: nodejs not installed; the gtp2ogs tests skip" >&2
+fi
 export PATH="$PATH:/usr/games"
 scripts/setup_env.sh test
 .venv/bin/ruff check .
