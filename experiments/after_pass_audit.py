@@ -9,7 +9,8 @@ opponent, GNU Go's ``final_status_list <colour>_territory`` of the position befo
 referee: a play on one of those points is a move inside our own territory. For games that ended
 by two passes, the final position is counted by GNU Go under Chinese and Japanese rules
 (``final_score``) and by dlgo (``dlgo.deadstones`` and ``dlgo.territory``). Prints one JSON
-object: games, wins and losses of the bot (the recorded result), the answers to passes by kind
+object: games, wins and losses of the bot (the recorded result, and GNU Go's Japanese count of the
+games counted), the answers to passes by kind
 (pass, resign, play outside, play inside), every play inside with its record and move number,
 and the counts that differ.
 """
@@ -135,10 +136,19 @@ def main(argv: list[str] | None = None) -> int:
     def same(g: dict, a: str, b: str) -> bool:
         return g["counts"][a].replace(".0", "") == g["counts"][b].replace(".0", "")
 
+    def won_by_territory(g: dict) -> bool | None:
+        """Our result by GNU Go's Japanese count where the game was counted, else as recorded."""
+        if "counts" not in g or g["ours"] is None:
+            return g["won"]
+        score = g["counts"]["gnugo_japanese"]
+        return None if score.startswith("0") else score[0].lower() == g["ours"]
+
     report = {
         "games": len(games),
         "won": sum(1 for g in games if g["won"]),
         "lost": sum(1 for g in games if g["won"] is False),
+        "won_by_territory": sum(1 for g in games if won_by_territory(g)),
+        "lost_by_territory": sum(1 for g in games if won_by_territory(g) is False),
         "answers_to_passes": answers,
         "inside": [i for g in games for i in g["inside"]],
         "counted_by_two_passes": len(counted),
