@@ -163,13 +163,22 @@ def test_full_game_through_the_gtp_engine(tiny_model) -> None:
         passes = 0
         moves = []
         colour = "b"
+        resigned = None
         while passes < 2 and len(moves) < 300:
             move = engine.ok(f"genmove {colour}", timeout=180 if not moves else 60).lower()
-            assert move != "resign"
+            if move == "resign":
+                # The end-of-game rule: after the opponent's pass, a lost count that no move can
+                # change is resigned.
+                assert passes == 1, f"{colour} resigned at move {len(moves) + 1} without a pass before it"
+                resigned = colour
+                break
             moves.append(move)
             passes = passes + 1 if move == "pass" else 0
             colour = "w" if colour == "b" else "b"
-        assert passes == 2, f"no end after {len(moves)} moves"
+        assert passes == 2 or resigned, f"no end after {len(moves)} moves"
         assert len([m for m in moves if m != "pass"]) >= 10
         score = engine.ok("final_score")
         assert score == "0" or score[:2] in ("B+", "W+")
+        if resigned:
+            winner = "W+" if resigned == "b" else "B+"
+            assert score.startswith(winner), f"{resigned} resigned a count of {score}"
