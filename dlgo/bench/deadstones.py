@@ -19,15 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from dataclasses import dataclass
 
 __all__ = ["CountedGame", "counted_games", "main"]
-
-_SCORE = re.compile(r"^\s*([BW])\+(\d+(?:[.,]\d+)?)\s*$", re.IGNORECASE)
-
 
 @dataclass(frozen=True)
 class CountedGame:
@@ -39,24 +35,13 @@ class CountedGame:
 
 def counted_games(sources: list[str], games: int, margin: float, min_moves: int) -> list[CountedGame]:
     """The first ``games`` records of ``sources`` that ended by counting with at least ``margin``."""
-    from dlgo.data.archives import default_sources, iter_records
-    from dlgo.sgf.reader import read_game
-    from dlgo.sgf.record import SgfError
+    from dlgo.data.archives import default_sources
+    from dlgo.data.counted import iter_counted
 
     paths = sources or [str(p) for p in default_sources()]
     found: list[CountedGame] = []
-    for record in iter_records(paths, on_error=lambda where, e: print(f"skipped {where}: {e}", file=sys.stderr)):
-        match = re.search(rb"RE\[([^\]]*)\]", record.data)
-        score = _SCORE.match(match.group(1).decode("ascii", "replace")) if match else None
-        if score is None or float(score.group(2).replace(",", ".")) < margin:
-            continue
-        try:
-            game = read_game(record.data, name=record.game_id, log_repairs=False)
-        except SgfError:
-            continue
-        if game.handicap or len(game.moves) < min_moves or game.setups:
-            continue
-        found.append(CountedGame(record.game_id, game.final_state, score.group(1).upper(), float(score.group(2))))
+    for record in iter_counted(paths, margin, min_moves):
+        found.append(CountedGame(record.game_id, record.game.final_state, record.winner, record.margin))
         if len(found) >= games:
             break
     return found

@@ -75,6 +75,7 @@ __all__ = [
     "game_experience",
     "convert_matches",
     "holdout_metrics",
+    "held_out_loss",
     "main",
 ]
 
@@ -208,6 +209,7 @@ def holdout_metrics(model: Any, data: ZeroExperienceBuffer, batch_size: int = 51
     moves = data.policies[taught].argmax(axis=1)
     predicted = policy[taught]
     return {
+        **_aux_metrics(model, data, batch_size),
         "positions": float(len(data)),
         "teacher_moves": float(taught.sum()),
         "top1": float((predicted.argmax(axis=1) == moves).mean()) if taught.any() else float("nan"),
@@ -216,6 +218,34 @@ def holdout_metrics(model: Any, data: ZeroExperienceBuffer, batch_size: int = 51
         else float("nan"),
         "value_mse": float(np.mean((value - data.rewards) ** 2)),
         "value_bias_black": float(np.mean((value - data.rewards) * black_side)),
+    }
+
+
+def _aux_metrics(model: Any, data: ZeroExperienceBuffer, batch_size: int) -> dict[str, float]:
+    """Where ``model`` has the ownership and score heads and ``data`` counted positions: the
+    share of points whose final owner the ownership head names (its sign; points nobody owns
+    left out), and the score head's mean absolute error in points. Empty otherwise."""
+    from dlgo.networks.zero import AUX_HEADS, SCORE_SCALE
+
+    names = list(getattr(model, "output_names", ()))  # a stand-in without names: policy and value only
+    if not all(h in names for h in AUX_HEADS) or data.aux_mask is None or not (data.aux_mask > 0).any():
+        return {}
+    rows = np.flatnonzero(data.aux_mask > 0)
+    owned, right, errors = 0, 0, []
+    for start in range(0, len(rows), batch_size):
+        batch = rows[start : start + batch_size]
+        out = model.predict_on_batch(np.asarray(data.states[batch], dtype=np.float32))
+        ownership = np.asarray(out[names.index("ownership")])
+        score = np.asarray(out[names.index("score")]).reshape(-1) * SCORE_SCALE
+        target = np.asarray(data.ownership[batch], dtype=np.float32)
+        decided = target != 0
+        owned += int(decided.sum())
+        right += int((np.sign(ownership) == target)[decided].sum())
+        errors.append(np.abs(score - data.score[batch]))
+    return {
+        "aux_positions": float(len(rows)),
+        "ownership_accuracy": right / owned if owned else float("nan"),
+        "score_mae": float(np.concatenate(errors).mean()),
     }
 
 
@@ -237,6 +267,26 @@ def _convert(args: argparse.Namespace) -> int:
     print(
         f"teacher: {report.games} games converted ({report.held_out} held out), {report.positions} positions, "
         f"{report.teacher_moves} teacher moves, {report.counted} counted games; {report.skipped} already there"
+    )
+    return 0
+
+
+def _counted(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from dlgo.data.archives import default_sources
+    from dlgo.zero.counted import convert_counted
+
+    sources = args.sources or [str(p) for p in default_sources()]
+    with tqdm(total=args.games, desc="counting", unit="game", file=sys.stderr) as bar:
+        report = convert_counted(
+            sources, args.out, args.games, holdout_every=args.holdout_every, playouts=args.playouts,
+            tolerance=args.tolerance, every=args.every, min_moves=args.min_moves, seed=args.seed,
+            on_game=lambda check: bar.update(),
+        )  # fmt: skip
+    print(
+        f"teacher: {report.examined} counted games examined ({report.resumed} by an earlier run), {report.kept} kept "
+        f"({report.held_out} held out), {report.positions} positions, in {args.out}"
     )
     return 0
 
@@ -306,6 +356,21 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def held_out_loss(row: dict[str, float], heads: Iterable[str]) -> float:
+    """What picks the best round: the held-out error of the heads that learned (all: policy
+    cross-entropy plus value squared error, and the auxiliary errors where measured)."""
+    from dlgo.networks.zero import SCORE_SCALE
+
+    terms = {
+        "policy": row.get("policy_xent"),
+        "value": row.get("value_mse"),
+        "ownership": 1.0 - row["ownership_accuracy"] if "ownership_accuracy" in row else None,
+        "score": row["score_mae"] / SCORE_SCALE if "score_mae" in row else None,
+    }
+    wanted = set(heads) or set(terms)
+    return float(sum(v for k, v in terms.items() if k in wanted and v is not None))
+
+
 def _train(args: argparse.Namespace) -> int:
     from dlgo.inference.card import read_card, write_card
     from dlgo.zero.handover import copy_model, export_runtimes
@@ -350,26 +415,38 @@ def _train(args: argparse.Namespace) -> int:
         losses = train_candidate(
             replay, last, out / "learner.keras", args.init, out / f"round-{number:02d}.keras", settings,
             seed=args.seed + number, card_fields={"training": {**card, "round": number}}, progress=False,
-            aux_heads=bool(network.get("aux_heads")), global_pooling=bool(network.get("global_pooling")),
+            aux_heads=args.aux_heads or bool(network.get("aux_heads")),
+            global_pooling=bool(network.get("global_pooling")),
         )  # fmt: skip
         row = {"round": number, **holdout_metrics(_load(out / f"round-{number:02d}.keras"), holdout), **losses}
         rounds.append(row)
         with log_path.open("a") as f:
             f.write(json.dumps(row) + "\n")
+        aux = (
+            f"; ownership {row['ownership_accuracy']:.1%}, score error {row['score_mae']:.1f} points"
+            if "score_mae" in row
+            else ""
+        )
         print(
             f"round {number}: train policy {losses['policy_loss']:.3f} value {losses['value_loss']:.3f}; held out "
             f"top-1 {row['top1']:.1%} policy {row['policy_xent']:.3f} value {row['value_mse']:.3f} "
-            f"(bias for Black {row['value_bias_black']:+.3f})",
+            f"(bias for Black {row['value_bias_black']:+.3f}){aux}",
             flush=True,
         )
-    best = min(rounds[1:], key=lambda r: r["policy_xent"] + r["value_mse"], default=None)
+    best = min(rounds[1:], key=lambda r: held_out_loss(r, args.heads), default=None)
     if best is None:
         return 0
     kept = out / Path(args.init).name
     copy_model(out / f"round-{best['round']:02d}.keras", kept)
     card = read_card(kept)
-    held = ("top1", "policy_xent", "value_mse", "value_bias_black", "positions", "teacher_moves")
-    card.metrics = {"held_out": {k: best[k] for k in held}, "held_out_before": {k: rounds[0][k] for k in held}}
+    held = (
+        "top1", "policy_xent", "value_mse", "value_bias_black", "positions", "teacher_moves",
+        "ownership_accuracy", "score_mae", "aux_positions",
+    )  # fmt: skip
+    card.metrics = {
+        "held_out": {k: best[k] for k in held if k in best},
+        "held_out_before": {k: rounds[0][k] for k in held if k in rounds[0]},
+    }
     write_card(kept, card)
     export_runtimes(kept, int8=True)  # what the engine's default runtime loads
     shutil.copyfile(log_path, kept.with_suffix(".rounds.jsonl"))
@@ -404,6 +481,22 @@ def main(argv: list[str] | None = None) -> int:
         "--heads", nargs="+", default=[], metavar="HEAD", help="train only these heads (e.g. value); default all"
     )
     t.add_argument("--seed", type=int, default=1)
+    t.add_argument(
+        "--aux-heads",
+        action="store_true",
+        help="graft the ownership and score heads onto a network without them (train them with "
+        "--heads ownership score)",
+    )
+    k = sub.add_parser("counted", help="counted human games (SGF archives) into chunks with ownership and score")
+    k.add_argument("--sources", nargs="+", default=[], help="archives or folders (default: ../shared/data/kgs, tom9d)")
+    k.add_argument("--out", required=True, help="data folder (train/ and holdout/ chunks, counted.jsonl)")
+    k.add_argument("--games", type=int, default=1000, help="counted games to examine (the first ones read)")
+    k.add_argument("--holdout-every", type=int, default=10, help="every k-th game held out (0: none)")
+    k.add_argument("--playouts", type=int, default=400, help="playouts of the dead-stone count")
+    k.add_argument("--tolerance", type=float, default=3.0, help="points our count may differ from the record's")
+    k.add_argument("--every", type=int, default=3, help="every k-th position of a game")
+    k.add_argument("--min-moves", type=int, default=100)
+    k.add_argument("--seed", type=int, default=1)
     s = sub.add_parser("split", help="a self-play loop's replay folder into train and held-out chunks")
     s.add_argument("replay", help="the loop's replay folder (RUN/replay)")
     s.add_argument("--out", required=True, help="data folder (train/ and holdout/ chunks)")
@@ -419,7 +512,8 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--data", required=True)
     args = p.parse_args(argv)
     require_extra("train", "python -m dlgo.zero.teacher")
-    return {"convert": _convert, "split": _split, "train": _train, "evaluate": _evaluate}[args.command](args)
+    commands = {"convert": _convert, "split": _split, "train": _train, "evaluate": _evaluate, "counted": _counted}
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":
