@@ -7,6 +7,9 @@ parallel (the Zero loop, reinforcement-learning self-play and evaluation, the Al
 Workers are spawned (no inherited TensorFlow state), run one core each, and end when the process
 that made the pool ends, however it ends (``kill -9`` included). A finished task's result is
 the caller's to keep, so a stopped job loses only the tasks under way.
+
+Child processes die with their parent: every GTP engine and other program the library starts
+gets ``preexec_fn=die_with_parent()`` (``dlgo.match.gtp_client.GtpProcess`` for all engines).
 """
 
 from __future__ import annotations
@@ -23,7 +26,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["task_seed", "ProcessPool", "init_worker", "follow_parent", "on_worker_exit", "ORPHAN_POLL_SECONDS"]
+__all__ = [
+    "task_seed",
+    "ProcessPool",
+    "init_worker",
+    "follow_parent",
+    "die_with_parent",
+    "on_worker_exit",
+    "ORPHAN_POLL_SECONDS",
+]
 
 _EXIT_CLEANUPS: list[Callable[[], None]] = []
 
@@ -52,6 +63,51 @@ ORPHAN_POLL_SECONDS = 1.0  # how often a worker checks that the loop is still th
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
+_PRCTL: Any = None  # libc's prctl, looked up once (False: none here)
+
+
+def _prctl() -> Any:
+    """libc's ``prctl`` on Linux, else None. Looked up in the parent: a forked child about to
+    exec should do no more than call it."""
+    global _PRCTL
+    if _PRCTL is None:
+        _PRCTL = False
+        if sys.platform.startswith("linux"):
+            try:
+                _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+            except (OSError, AttributeError):
+                pass
+    return _PRCTL or None
+
+
+def die_with_parent(sig: int = signal.SIGTERM) -> Callable[[], None] | None:
+    """A ``preexec_fn`` for ``subprocess.Popen``: the child gets ``sig`` when this process ends,
+    however it ends (``timeout``'s SIGTERM, a hang-up, ``kill -9``). None where that cannot be had.
+
+    Our engines run in their own session, so no signal meant for their parent's process group
+    reaches them, and an engine notices its closed input only between commands: one busy in a
+    ``genmove`` (or hung) when a duel was killed played on as an orphan. A signal handler in the
+    parent is no answer: none runs on ``kill -9``, and a handler's clean-up can be cut short. So
+    the kernel does it (``PR_SET_PDEATHSIG``, kept across exec). SIGTERM by default: GNU Go, our
+    engine and most others end on it at once. Linux sends it when the *thread* that started the
+    child ends, so only a child started from the main thread gets it (a worker thread's child
+    would die with the thread); anywhere else the child is left to notice its closed input.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    prctl = _prctl()
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def arm() -> None:  # in the child, between fork and exec
+        prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the signal was armed
+            os._exit(1)
+
+    return arm
+
+
 def _exit_now(code: int) -> None:
     """Leave at once (a dying pool must not wait for this task), without our temporary files."""
     for cleanup in _EXIT_CLEANUPS:
@@ -75,12 +131,9 @@ def follow_parent(parent: int, own_term_handler: bool = False) -> None:
     """
     if not own_term_handler:
         signal.signal(signal.SIGTERM, lambda signum, frame: _exit_now(128 + signum))
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
-        except (OSError, AttributeError):
-            pass  # the thread below still works
+    prctl = _prctl()
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)  # else the thread below still works
     if os.getppid() != parent:  # the parent died before the signal was armed
         _exit_now(1)
 

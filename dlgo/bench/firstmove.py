@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dlgo.parallel import die_with_parent
+
 __all__ = ["bench_firstmove"]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +44,13 @@ class _Engine:
         self.started = time.monotonic()
         self.started_wall = time.time()
         self.proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr
+            cmd,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            preexec_fn=die_with_parent(),  # no engine left searching when the bench is killed
         )
         self._lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()

@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from dlgo.parallel import die_with_parent
+
 __all__ = ["main"]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +42,9 @@ def _driver(kind: str, index: int, out: Path, games: int, sets: list[str], sampl
     for s in sets:
         argv += ["--set", s]
     log = open(out / f"{kind}-{index + 1}.log", "w")  # noqa: SIM115 - the child's stderr, closed with it
-    return subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL)
+    return subprocess.Popen(  # a killed bench must not leave its drivers (and their engines) playing
+        argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL, preexec_fn=die_with_parent()
+    )
 
 
 def _read_jsonl(path: Path) -> list[dict]:

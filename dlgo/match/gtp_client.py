@@ -11,7 +11,9 @@ Every failure is a :class:`GtpClientError` whose ``kind`` tells the referee how 
 - ``failure``: a well-formed ``?`` answer (only from :meth:`GtpProcess.send`).
 
 The engine runs in its own session (process group), so a Ctrl-C meant for the controller does
-not reach it; :meth:`GtpProcess.close` sends ``quit`` and kills the group if it lingers. The
+not reach it; :meth:`GtpProcess.close` sends ``quit`` and kills the group if it lingers. When
+the controller dies without closing it (``timeout``'s SIGTERM, ``kill -9``), the kernel sends the
+engine SIGTERM (:func:`dlgo.parallel.die_with_parent`), busy in a ``genmove`` or not. The
 engine's stderr goes to a log file (or nowhere), never into a pipe that could fill up.
 
 :meth:`GtpProcess.write_raw` and :meth:`GtpProcess.read_line` give the bytes on the wire as they
@@ -29,6 +31,8 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from dlgo.parallel import die_with_parent
 
 __all__ = ["GtpClientError", "GtpProcess"]
 
@@ -90,6 +94,7 @@ class GtpProcess:
                 cwd=self.cwd,
                 env=self.env,
                 start_new_session=True,
+                preexec_fn=die_with_parent(),  # no orphan engine, however the controller ends
             )
         except OSError as e:
             self._close_stderr()
