@@ -366,3 +366,17 @@ def test_a_file_named_by_set_is_relative_to_the_current_folder(tmp_path, monkeyp
     config = load_config(shipped, ["size.9.zero.model=weights/zero-9x9.keras"])
     with pytest.raises(ConfigError, match=str(tmp_path / "weights" / "zero-9x9.keras")):
         check_model_files(config)
+
+
+def test_a_duels_visits_reach_every_search_agent_and_size() -> None:
+    """``dlgo-duel --visits N`` plays the shipped config's zero agent at N visits on every size,
+    not at its 20,000 (its own size tables set them) with no clock to stop it."""
+    from dlgo.match.players import dlgo_player
+
+    spec = dlgo_player("configs/engine/default.toml")
+    argv = spec.argv_for(19, visits=200)
+    sets = [argv[i + 1] for i, a in enumerate(argv) if a == "--set"]
+    config = load_config("configs/engine/default.toml", sets)
+    for size in (9, 13, 19):
+        assert config.get("zero.rounds", size) == 200 and config.get("mcts.rounds", size) == 200
+        assert config.get("time.default_seconds", size) == 0

@@ -71,7 +71,9 @@ class PlayerSpec:
                     f"{prefix}time.max_seconds={seconds_per_move:g}",
                 ]
         if visits is not None:
-            sets.append(f"mcts.rounds={visits}")
+            # every search agent's visits (a --set reaches the config's size tables too): the
+            # shipped config's zero agent searches 20,000 visits on 19x19, stopped by the clock
+            sets += [f"{agent}.rounds={visits}" for agent in ("mcts", "zero")]
             if seconds_per_move is None:  # visits alone: no time limit per move
                 sets += ["time.default_seconds=0", f"size.{size}.time.default_seconds=0"]
         sets += list(self.extra_sets)
