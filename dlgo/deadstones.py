@@ -98,7 +98,7 @@ def _strings(game_state: GameState) -> list[GoString]:
     seen: set[int] = set()
     out = []
     for idx in board.geometry.on_board:
-        s = board._strings[idx]
+        s = board.go_string_at_index(idx)
         if s is not None and id(s) not in seen:
             seen.add(id(s))
             out.append(s)
@@ -129,25 +129,25 @@ def status_from_ownership(game_state: GameState, own: np.ndarray) -> GroupStatus
     unsettled = []
     for s in strings:
         sign = 1.0 if s.color is Player.black else -1.0
-        held = sign * float(np.mean([own[i] for i in s._stones]))
-        first = board.geometry.points[next(iter(s._stones))]
+        held = sign * float(np.mean([own[i] for i in s.stone_indices]))
+        first = board.geometry.points[next(iter(s.stone_indices))]
         if abs(held) < UNSETTLED_OWNERSHIP:
             unsettled.append(sorted(s.stones))
         if held < 0.0 and not (held > -UNSETTLED_OWNERSHIP and cannot_be_approached(game_state, first)):
-            by_ownership.extend(board.geometry.points[i] for i in s._stones)
+            by_ownership.extend(board.geometry.points[i] for i in s.stone_indices)
     # Playouts fill small eyes and misread shared eye space: a static two-eye check corrects them.
     dead_points = refine_dead(game_state, by_ownership)
     dead_set = set(dead_points)
     dead_strings = []
     alive_strings = []
     for s in strings:
-        (dead_strings if board.geometry.points[next(iter(s._stones))] in dead_set else alive_strings).append(s)
+        (dead_strings if board.geometry.points[next(iter(s.stone_indices))] in dead_set else alive_strings).append(s)
     owner = area_ownership(board, dead_points)
     seki = []
     alive = []
     colors = board.padded_colors
     for s in alive_strings:
-        libs = s._libs
+        libs = s.liberty_indices
         neutral = all(owner[i] == 0 for i in libs)
         shared = any(
             colors[n] == (WHITE if s.color is Player.black else BLACK)
@@ -253,7 +253,7 @@ def has_neutral_points(state: GameState, counted: Count) -> bool:
     for group in counted.status.seki:
         string = board.get_go_string(group[0])
         if string is not None:
-            seki_libs |= string._libs
+            seki_libs |= string.liberty_indices
     for idx in geo.on_board:
         if colors[idx] == EMPTY and owner[idx] == 0 and idx not in seki_libs:
             return True

@@ -45,7 +45,7 @@ def _find(parent: dict[int, int], x: int) -> int:
 
 def _regions(state: GameState, color: int, dead: set[int]) -> list[_Region]:
     board = state.board
-    geo, colors, strings = board.geometry, board.padded_colors, board._strings
+    geo, colors, string_at = board.geometry, board.padded_colors, board.go_string_at_index
     seen: set[int] = set()
     out = []
     for start in geo.on_board:
@@ -56,19 +56,19 @@ def _regions(state: GameState, color: int, dead: set[int]) -> list[_Region]:
         while stack:
             p = stack.pop()
             points.append(p)
-            if colors[p] != EMPTY and id(strings[p]) not in enemy_ids:
-                enemy_ids.add(id(strings[p]))
-                enemy.append(strings[p])
+            if colors[p] != EMPTY and id(string_at(p)) not in enemy_ids:
+                enemy_ids.add(id(string_at(p)))
+                enemy.append(string_at(p))
             for n in geo.neighbors[p]:
                 if colors[n] == color:
-                    borders.add(id(strings[n]))
+                    borders.add(id(string_at(n)))
                 elif n not in seen:
                     seen.add(n)
                     stack.append(n)
         region = _Region(points, borders, enemy)
         has_empty = any(colors[p] == EMPTY for p in points)
         small = len(points) <= SMALL_REGION
-        enemy_alive = any(s._stones.isdisjoint(dead) for s in enemy)
+        enemy_alive = any(s.stone_indices.isdisjoint(dead) for s in enemy)
         region.eye = (
             bool(borders) and has_empty and (small or not enemy_alive) and not _false_eye(state, region, color, dead)
         )
@@ -90,7 +90,7 @@ def _false_eye(state: GameState, region: _Region, color: int, dead: set[int]) ->
 def refine_dead(state: GameState, dead_points: list[Point]) -> list[Point]:
     """The dead stones after the two-eye check (see the module docstring)."""
     board = state.board
-    geo, strings = board.geometry, board._strings
+    geo = board.geometry
     dead = {geo.index(p) for p in dead_points}
     revived: set[int] = set()
     killed: set[int] = set()
@@ -99,7 +99,7 @@ def refine_dead(state: GameState, dead_points: list[Point]) -> list[Point]:
         parent: dict[int, int] = {}
         by_id: dict[int, GoString] = {}
         for idx in geo.on_board:
-            s = strings[idx]
+            s = board.go_string_at_index(idx)
             if s is not None and s.color.value == color and id(s) not in parent:
                 parent[id(s)] = id(s)
                 by_id[id(s)] = s
@@ -118,10 +118,10 @@ def refine_dead(state: GameState, dead_points: list[Point]) -> list[Point]:
                 continue
             for sid, s in by_id.items():
                 if _find(parent, sid) == root:
-                    revived |= s._stones & dead
+                    revived |= s.stone_indices & dead
             for region in chain_eyes:
                 if len(region.points) <= SMALL_REGION:
                     for s in region.enemy:
-                        killed |= s._stones - dead
+                        killed |= s.stone_indices - dead
     final = (dead - revived) | killed
     return [geo.points[i] for i in geo.on_board if i in final]

@@ -93,7 +93,7 @@ class Board:
         self._hash = 0
         self._zobrist = zobrist_table(num_rows, num_cols)
 
-    # --- read-only views of the padded arrays (for kernels, encoders, counting) ---------------
+    # --- the padded arrays, read only (for kernels, encoders, counting, fast bots) ------------
     @property
     def geometry(self) -> Geometry:
         """Index tables of this board size (padded index <-> Point, neighbours); shared, do not change."""
@@ -107,6 +107,29 @@ class Board:
         turns it into an array without a Python loop.
         """
         return bytes(self._colors)
+
+    def go_string_at_index(self, idx: int) -> GoString | None:
+        """The string on padded index ``idx`` (None: empty or off the board); ``get_go_string`` by index."""
+        return self._strings[idx]
+
+    def stone_counts(self) -> tuple[int, int]:
+        """(black stones, white stones) on the board, counted in C (cheap at every leaf of a search)."""
+        return self._colors.count(BLACK), self._colors.count(WHITE)
+
+    def is_suicide_at(self, color: int, idx: int) -> bool:
+        """True when ``color`` (a point code) on the empty padded index ``idx`` has no liberty after captures."""
+        colors, strings = self._colors, self._strings
+        for n in self._geo.neighbors[idx]:
+            c = colors[n]
+            if c == EMPTY:
+                return False
+            libs = strings[n].num_liberties
+            if c == color:
+                if libs > 1:
+                    return False
+            elif libs == 1:
+                return False  # captures
+        return True
 
     # --- the book's API -------------------------------------------------------------------
     def is_on_grid(self, point: Point) -> bool:
@@ -154,50 +177,35 @@ class Board:
         new = GoString(player, frozenset((idx,)), frozenset(libs), geo)
         for f in friends:
             new = new.merged_with(f)
-        for st in new._stones:
+        for st in new.stone_indices:
             strings[st] = new
         colors[idx] = color
         self._hash ^= self._zobrist.stone[color][idx]
         captured: list[int] = []
         for e in enemies:
             reduced = e.without_liberty(idx)
-            if reduced._libs:
-                for st in reduced._stones:
+            if reduced.liberty_indices:
+                for st in reduced.stone_indices:
                     strings[st] = reduced
             else:
-                captured.extend(e._stones)
+                captured.extend(e.stone_indices)
                 self._remove_string(e)
         return captured
 
     def _remove_string(self, string: GoString) -> None:
         colors, strings, geo = self._colors, self._strings, self._geo
         codes = self._zobrist.stone[string.color.value]
-        for idx in string._stones:
+        for idx in string.stone_indices:
             colors[idx] = EMPTY
             strings[idx] = None
             self._hash ^= codes[idx]
-        for idx in string._stones:
+        for idx in string.stone_indices:
             for n in geo.neighbors[idx]:
                 s = strings[n]
-                if s is not None and idx not in s._libs:
+                if s is not None and idx not in s.liberty_indices:
                     grown = s.with_liberty(idx)
-                    for st in grown._stones:
+                    for st in grown.stone_indices:
                         strings[st] = grown
-
-    def _is_suicide(self, color: int, idx: int) -> bool:
-        """True when a stone of ``color`` at ``idx`` would have no liberty after captures."""
-        colors, strings = self._colors, self._strings
-        for n in self._geo.neighbors[idx]:
-            c = colors[n]
-            if c == EMPTY:
-                return False
-            libs = len(strings[n]._libs)
-            if c == color:
-                if libs > 1:
-                    return False
-            elif libs == 1:
-                return False  # captures
-        return True
 
     def _hash_after(self, color: int, idx: int) -> int:
         """The board hash after ``color`` plays at ``idx`` (captures included), without copying."""
@@ -209,9 +217,9 @@ class Board:
             c = colors[n]
             if c != EMPTY and c != color:
                 s = strings[n]
-                if len(s._libs) == 1 and all(s is not g for g in seen):
+                if s.num_liberties == 1 and all(s is not g for g in seen):
                     seen.append(s)
-                    for st in s._stones:
+                    for st in s.stone_indices:
                         h ^= enemy_codes[st]
         return h
 
@@ -314,7 +322,7 @@ class GameState:
             captured = board._place(self.next_player, idx)
             if len(captured) == 1:
                 s = board._strings[idx]
-                if len(s._stones) == 1 and len(s._libs) == 1:
+                if len(s.stone_indices) == 1 and s.num_liberties == 1:
                     ko = captured[0]
         else:
             board = self.board
@@ -345,7 +353,7 @@ class GameState:
         ko = 0
         if len(captured) == 1:
             string = board._strings[idx]
-            if len(string._stones) == 1 and len(string._libs) == 1:
+            if len(string.stone_indices) == 1 and string.num_liberties == 1:
                 ko = captured[0]
         return GameState(board, player.other, self, move, self.komi, ko)
 
@@ -402,7 +410,7 @@ class GameState:
         if not move.is_play:
             return False
         board = self.board
-        return board._is_suicide(player.value, board._geo.index(move.point))
+        return board.is_suicide_at(player.value, board._geo.index(move.point))
 
     def does_move_violate_ko(self, player: Player, move: Move) -> bool:
         if not move.is_play:
@@ -426,11 +434,12 @@ class GameState:
         if board._colors[idx] != EMPTY:
             return False
         color = self.next_player.value
-        if board._is_suicide(color, idx):
+        if board.is_suicide_at(color, idx):
             return False
-        return not self._violates_superko(color, idx)
+        return not self.violates_superko_at(color, idx)
 
-    def _violates_superko(self, color: int, idx: int) -> bool:
+    def violates_superko_at(self, color: int, idx: int) -> bool:
+        """Whether ``color`` (a point code) on padded index ``idx`` repeats an earlier situation."""
         board = self.board
         next_hash = board._hash_after(color, idx)
         if color == BLACK:
@@ -452,7 +461,7 @@ class GameState:
         moves = [
             Move(pts[idx])
             for idx in board._geo.on_board
-            if colors[idx] == EMPTY and not board._is_suicide(color, idx) and not self._violates_superko(color, idx)
+            if colors[idx] == EMPTY and not board.is_suicide_at(color, idx) and not self.violates_superko_at(color, idx)
         ]
         moves.append(Move.pass_turn())
         if include_resign:

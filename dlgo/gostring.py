@@ -12,7 +12,8 @@ __all__ = ["GoString"]
 class GoString:
     """A chain of connected stones of one colour with its liberties (immutable, book 3.5).
 
-    Stones and liberties are kept as padded indices; ``stones`` and ``liberties`` give Points.
+    Stones and liberties are kept as padded indices (``stone_indices``, ``liberty_indices``, for
+    code that works on the board's padded arrays); ``stones`` and ``liberties`` give Points.
     """
 
     __slots__ = ("color", "_stones", "_libs", "_geo")
@@ -33,6 +34,16 @@ class GoString:
         assert other.color == self.color
         stones = self._stones | other._stones
         return GoString(self.color, stones, (self._libs | other._libs) - stones, self._geo)
+
+    @property
+    def stone_indices(self) -> frozenset[int]:
+        """The stones as padded indices of the board (``Board.geometry``); no copy, as the set is immutable."""
+        return self._stones
+
+    @property
+    def liberty_indices(self) -> frozenset[int]:
+        """The liberties as padded indices of the board (``Board.geometry``); no copy, as the set is immutable."""
+        return self._libs
 
     @property
     def stones(self) -> frozenset[Point]:

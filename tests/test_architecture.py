@@ -1,5 +1,5 @@
 """The layout's rules, checked on the source: the import arrows between modules and between
-packages, who may import a front end, and room sizes.
+packages, who may import a front end, room sizes, and private members that stay in their module.
 
 The project's top-level packages are the library, ``dlgo``, and its front ends (every other
 top-level package: ``gtp_engine``, ``dlgo_web``, ...). A package is ``dlgo.<name>`` (a
@@ -292,3 +292,128 @@ def test_engine_start_up_loads_no_compiler_and_no_network_runtime():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+# --- private members stay in their module -------------------------------------------------------
+# A name with one leading underscore (``_x``, not a dunder) is its module's business: code in
+# another module uses the owner's public interface instead. The rule, per file of the library and
+# the front ends:
+# - ``obj._x`` is allowed when ``obj`` is ``self``, ``cls`` or ``super()``, or when a class of the
+#   same file defines ``_x`` (a method, a class attribute, a ``__slots__`` entry or a ``self._x =``
+#   assignment): a module may handle its own classes' insides (``Board.copy`` filling ``b._geo``);
+# - ``from module import _x`` is never allowed (a module's own private names need no import);
+# - the names of code outside the project in ALLOWED_PRIVATE are allowed, each with its reason.
+# Tests (``tests/``) may reach into privates: they check the insides on purpose.
+
+#: ``name._x`` (``name``: the object's last name, as in ``os._exit`` or ``model.optimizer._x``) or a
+#: bare ``_x`` (on any object) -> why it is allowed.
+ALLOWED_PRIVATE = {
+    "os._exit": "the standard library's way to end a child process without the parent's clean-up",
+    "sys._getframe": "the standard library's documented access to a caller's frame",
+    "_replace": "namedtuple's public API (the underscore keeps it apart from the field names)",
+    "_asdict": "namedtuple's public API (the underscore keeps it apart from the field names)",
+    "_fields": "namedtuple's public API (the underscore keeps it apart from the field names)",
+    "_make": "namedtuple's public API (the underscore keeps it apart from the field names)",
+    "optimizer._learning_rate": "Keras 3 keeps an optimizer's schedule object there with no public "
+    "getter (its ``learning_rate`` is the current rate); resuming training stretches the schedule",
+}
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _own_members(tree: ast.AST) -> set[str]:
+    """The member names the classes of a file define: methods, class attributes, ``__slots__``
+    entries, and attributes assigned on ``self`` or ``cls`` in their methods."""
+    names: set[str] = set()
+    for cls in (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)):
+        for stmt in cls.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(stmt.name)
+            targets = (
+                stmt.targets
+                if isinstance(stmt, ast.Assign)
+                else [stmt.target]
+                if isinstance(stmt, ast.AnnAssign)
+                else []
+            )
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+                    if target.id == "__slots__" and isinstance(stmt.value, (ast.Tuple, ast.List)):
+                        names.update(e.value for e in stmt.value.elts if isinstance(e, ast.Constant))
+        for node in ast.walk(cls):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls")
+            ):
+                names.add(node.attr)
+    return names
+
+
+def _last_name(node: ast.expr) -> str:
+    """``os`` for ``os``, ``optimizer`` for ``model.optimizer``, ``super()`` for ``super()``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
+        return "super()"
+    return ""
+
+
+def private_reaches(source: str) -> list[tuple[int, str]]:
+    """(line, code) of every use of another module's private member in ``source``."""
+    tree = ast.parse(source)
+    own = _own_members(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _is_private(node.attr):
+            holder = _last_name(node.value)
+            if holder in ("self", "cls", "super()") and not isinstance(node.value, ast.Attribute):
+                continue
+            if node.attr in own or node.attr in ALLOWED_PRIVATE or f"{holder}.{node.attr}" in ALLOWED_PRIVATE:
+                continue
+            found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if _is_private(alias.name):
+                    found.append((node.lineno, f"from {'.' * node.level}{node.module or ''} import {alias.name}"))
+    return sorted(found)
+
+
+def test_the_private_member_check_sees_reaches_and_allows_a_module_its_own_classes():
+    source = """
+from dlgo.agent.helpers import _is_eye_index
+import os
+
+class Tree:
+    __slots__ = ("_slot",)
+
+    def __init__(self):
+        self._arena = None
+
+    def _visits(self):
+        return self.other._hidden + super()._base()
+
+def read(tree: Tree, board):
+    os._exit(0)
+    return tree._arena, tree._visits(), tree._slot, board._strings, point._replace(row=1)
+"""
+    assert private_reaches(source) == [
+        (2, "from dlgo.agent.helpers import _is_eye_index"),
+        (12, "self.other._hidden"),
+        (16, "board._strings"),
+    ]
+
+
+def test_no_module_reaches_into_another_modules_private_members():
+    reaches = [
+        f"{path.relative_to(ROOT)}:{line}: {code}"
+        for path in SOURCES
+        for line, code in private_reaches(path.read_text(encoding="utf-8"))
+    ]
+    assert not reaches, "private members used outside their module (add a public interface):\n" + "\n".join(reaches)

@@ -7,18 +7,21 @@ from collections.abc import Sequence
 from dlgo.goboard import Board, Geometry
 from dlgo.gotypes import Player, Point
 
-__all__ = ["is_point_an_eye"]
+__all__ = ["is_point_an_eye", "is_eye_at_index"]
 
 
 def is_point_an_eye(board: Board, point: Point, color: Player) -> bool:
     if board.get(point) is not None or not board.is_on_grid(point):
         return False
     geo = board.geometry
-    return _is_eye_index(board.padded_colors, geo, geo.index(point), color.value)
+    return is_eye_at_index(board.padded_colors, geo, geo.index(point), color.value)
 
 
-def _is_eye_index(colors: Sequence[int], geo: Geometry, idx: int, color: int) -> bool:
-    """Strict eye: all neighbours ours; diagonals all ours at the edge, 3 of 4 inside."""
+def is_eye_at_index(colors: Sequence[int], geo: Geometry, idx: int, color: int) -> bool:
+    """Whether padded index ``idx`` is an eye of ``color`` (a point code) on the board whose point
+    codes by padded index are ``colors`` (``Board.padded_colors``): ``is_point_an_eye`` for code
+    that works on padded indices. Strict eye: all neighbours ours; diagonals all ours at the edge,
+    3 of 4 inside."""
     if colors[idx] != 0:
         return False
     for n in geo.neighbors[idx]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from dlgo.agent.base import Agent
-from dlgo.agent.helpers import _is_eye_index
+from dlgo.agent.helpers import is_eye_at_index
 from dlgo.goboard import EMPTY, GameState, Move
 
 __all__ = ["RandomBot"]
@@ -30,7 +30,7 @@ class RandomBot(Agent):
             remaining -= 1
             candidates[i] = candidates[remaining]
             # Cheap tests first; the full validity test (superko) only for the survivor.
-            if _is_eye_index(colors, geo, idx, color) or board._is_suicide(color, idx):
+            if is_eye_at_index(colors, geo, idx, color) or board.is_suicide_at(color, idx):
                 continue
             move = Move.play(geo.points[idx])
             if game_state.is_valid_move(move):

@@ -79,7 +79,7 @@ class BoardAnalysis:
         self.colors = padded_colors(game_state)
         self.color = color = game_state.next_player.value
         zob, wtm = zobrist_array(self.rows, self.cols)
-        h0 = board._hash ^ (wtm if color == BLACK else 0)  # after black plays, white is to move
+        h0 = board.zobrist_hash() ^ (wtm if color == BLACK else 0)  # after black plays, white is to move
         info, hash_after = K.analyse(self.colors, self.w, color, zob, np.uint64(h0), full_moves)
         self.label, self.nxt, self.libs, self.size, self.legal, self.libs_after, self.captures, self.new_size = info
         # Situational superko: plays whose resulting situation occurred before.

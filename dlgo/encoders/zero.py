@@ -170,7 +170,7 @@ class ZeroEncoder(Encoder):
                 break
         color = game_state.next_player.value
         zob, wtm = zobrist_array(board.num_rows, board.num_cols)
-        h0 = board._hash ^ (wtm if color == BLACK else 0)  # after black plays, white is to move
+        h0 = board.zobrist_hash() ^ (wtm if color == BLACK else 0)  # after black plays, white is to move
         komi = game_state.komi if color != BLACK else -game_state.komi
         colors = np.frombuffer(board.padded_colors, np.int8)
         hashes = _encode(colors, w, color, zob, np.uint64(h0), komi / KOMI_SCALE, history, last_pass, out)

@@ -86,7 +86,7 @@ class MCTSNode:
             idx = self.unvisited.pop()
             if idx == PASS:
                 move = Move.pass_turn()
-            elif state._violates_superko(color, idx):
+            elif state.violates_superko_at(color, idx):
                 continue
             else:
                 move = Move.play(board.geometry.points[idx])

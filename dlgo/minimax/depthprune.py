@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 from dlgo.agent.base import Agent
-from dlgo.goboard import BLACK, WHITE, GameState, Move
+from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
 from dlgo.minimax.scores import MIN_SCORE, EvalFn, GameTreeState, SearchStats, leaf_value
 
@@ -21,9 +21,9 @@ def capture_diff(game_state: GameState) -> int:
 
     With the same number of moves played, the difference is the captures each side made.
     """
-    # Counting the flat colour list runs in C: this is called at every leaf of the search.
-    colors = game_state.board._colors
-    diff = colors.count(BLACK) - colors.count(WHITE)
+    # Counted in C: this is called at every leaf of the search.
+    black, white = game_state.board.stone_counts()
+    diff = black - white
     return diff if game_state.next_player == Player.black else -diff
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from dlgo.agent.helpers import _is_eye_index
+from dlgo.agent.helpers import is_eye_at_index
 from dlgo.goboard import EMPTY, GameState, Move
 
 __all__ = ["quick_move"]
@@ -60,7 +60,6 @@ def quick_move(state: GameState, rng: random.Random | None = None) -> tuple[Move
     board = state.board
     geo = board.geometry
     colors = board.padded_colors
-    strings = board._strings
     me = state.next_player.value
     rows, cols = board.num_rows, board.num_cols
     good_lines = (3, 4) if min(rows, cols) >= 13 else (3, 4, 5) if min(rows, cols) >= 9 else (2, 3)
@@ -79,7 +78,7 @@ def quick_move(state: GameState, rng: random.Random | None = None) -> tuple[Move
 
     scored: list[tuple[float, int, str]] = []
     for idx in geo.on_board:
-        if colors[idx] != EMPTY or _is_eye_index(colors, geo, idx, me) or board._is_suicide(me, idx):
+        if colors[idx] != EMPTY or is_eye_at_index(colors, geo, idx, me) or board.is_suicide_at(me, idx):
             continue
         libs: set[int] = set()
         captured = saved = threatened = own = 0
@@ -89,19 +88,19 @@ def quick_move(state: GameState, rng: random.Random | None = None) -> tuple[Move
             if c == EMPTY:
                 libs.add(n)
                 continue
-            s = strings[n]
+            s = board.go_string_at_index(n)
             if any(s is g for g in seen):
                 continue
             seen.append(s)
-            size = len(s._stones)
+            size = len(s.stone_indices)
             if c == me:
                 own += 1
-                libs |= s._libs
-                if len(s._libs) == 1:
+                libs |= s.liberty_indices
+                if s.num_liberties == 1:
                     saved += size
-            elif len(s._libs) == 1:
+            elif s.num_liberties == 1:
                 captured += size
-            elif len(s._libs) == 2:
+            elif s.num_liberties == 2:
                 threatened += size
         libs.discard(idx)
         liberties = len(libs) + (1 if captured else 0)

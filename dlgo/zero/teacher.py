@@ -197,19 +197,19 @@ def holdout_metrics(model: Any, data: ZeroExperienceBuffer, batch_size: int = 51
     (policy, value, ...)."""
     from dlgo.encoders.zero import PLANES
 
-    policies, values = [], []
+    outputs: list[list[np.ndarray]] = []
     for start in range(0, len(data), batch_size):
         out = model.predict_on_batch(np.asarray(data.states[start : start + batch_size], dtype=np.float32))
-        policies.append(np.asarray(out[0]))
-        values.append(np.asarray(out[1]).reshape(-1))
-    policy, value = np.concatenate(policies), np.concatenate(values)
+        outputs.append([np.asarray(o) for o in out])
+    policy = np.concatenate([o[0] for o in outputs])
+    value = np.concatenate([o[1].reshape(-1) for o in outputs])
     black_to_move = np.asarray(data.states[:, 0, 0, PLANES.index("black_to_move")], dtype=np.float32) > 0.5
     black_side = np.where(black_to_move, 1.0, -1.0)
     taught = data.policies.sum(axis=1) > 0
     moves = data.policies[taught].argmax(axis=1)
     predicted = policy[taught]
     return {
-        **_aux_metrics(model, data, batch_size),
+        **_aux_metrics(list(getattr(model, "output_names", ())), outputs, data),
         "positions": float(len(data)),
         "teacher_moves": float(taught.sum()),
         "top1": float((predicted.argmax(axis=1) == moves).mean()) if taught.any() else float("nan"),
@@ -221,31 +221,26 @@ def holdout_metrics(model: Any, data: ZeroExperienceBuffer, batch_size: int = 51
     }
 
 
-def _aux_metrics(model: Any, data: ZeroExperienceBuffer, batch_size: int) -> dict[str, float]:
-    """Where ``model`` has the ownership and score heads and ``data`` counted positions: the
-    share of points whose final owner the ownership head names (its sign; points nobody owns
-    left out), and the score head's mean absolute error in points. Empty otherwise."""
+def _aux_metrics(names: list[str], outputs: list[list[np.ndarray]], data: ZeroExperienceBuffer) -> dict[str, float]:
+    """Where the model (its output ``names``, its ``outputs`` batch by batch) has the ownership
+    and score heads and ``data`` counted positions: the share of points whose final owner the
+    ownership head names (its sign; points nobody owns left out), and the score head's mean
+    absolute error in points. Empty otherwise (a stand-in without names: policy and value only)."""
     from dlgo.networks.zero import AUX_HEADS, SCORE_SCALE
 
-    names = list(getattr(model, "output_names", ()))  # a stand-in without names: policy and value only
-    if not all(h in names for h in AUX_HEADS) or data.aux_mask is None or not (data.aux_mask > 0).any():
+    if not all(h in names for h in AUX_HEADS) or data.aux_mask is None:
         return {}
-    rows = np.flatnonzero(data.aux_mask > 0)
-    owned, right, errors = 0, 0, []
-    for start in range(0, len(rows), batch_size):
-        batch = rows[start : start + batch_size]
-        out = model.predict_on_batch(np.asarray(data.states[batch], dtype=np.float32))
-        ownership = np.asarray(out[names.index("ownership")])
-        score = np.asarray(out[names.index("score")]).reshape(-1) * SCORE_SCALE
-        target = np.asarray(data.ownership[batch], dtype=np.float32)
-        decided = target != 0
-        owned += int(decided.sum())
-        right += int((np.sign(ownership) == target)[decided].sum())
-        errors.append(np.abs(score - data.score[batch]))
+    counted = data.aux_mask > 0
+    if not counted.any():
+        return {}
+    ownership = np.concatenate([o[names.index("ownership")] for o in outputs])[counted]
+    score = np.concatenate([o[names.index("score")].reshape(-1) for o in outputs])[counted] * SCORE_SCALE
+    target = np.asarray(data.ownership[counted], dtype=np.float32)
+    decided = target != 0
     return {
-        "aux_positions": float(len(rows)),
-        "ownership_accuracy": right / owned if owned else float("nan"),
-        "score_mae": float(np.concatenate(errors).mean()),
+        "aux_positions": float(counted.sum()),
+        "ownership_accuracy": float((np.sign(ownership) == target)[decided].mean()) if decided.any() else float("nan"),
+        "score_mae": float(np.abs(score - data.score[counted]).mean()),
     }
 
 
