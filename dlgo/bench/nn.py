@@ -18,7 +18,7 @@ from typing import Any
 
 from dlgo.goboard import GameState
 
-__all__ = ["bench_nn", "bench_encoders", "sample_states", "BUILDS"]
+__all__ = ["bench_nn", "bench_encoders", "sample_states", "seconds_per_call", "BUILDS"]
 
 BUILDS = {  # --build name -> default encoder
     "zero": "zero",
@@ -46,7 +46,7 @@ def sample_states(size: int, count: int, seed: int = 1) -> list[GameState]:
     return states
 
 
-def _time_calls(fn, seconds: float, min_calls: int = 3, warmup: int = 2) -> float:
+def seconds_per_call(fn, seconds: float, min_calls: int = 3, warmup: int = 2) -> float:
     """Mean seconds per call of ``fn`` over at least ``min_calls`` calls and about ``seconds``."""
     for _ in range(warmup):
         fn()
@@ -74,7 +74,7 @@ def bench_encoders(sizes: Sequence[int] = (9, 19), count: int = 64, seconds: flo
                 for s in states:
                     encoder.encode(s)
 
-            out.setdefault(name, {})[f"{size}x{size}"] = round(_time_calls(run, seconds) / count * 1e6, 1)
+            out.setdefault(name, {})[f"{size}x{size}"] = round(seconds_per_call(run, seconds) / count * 1e6, 1)
     return {"unit": "microseconds per position", "positions": "random play", "encoders": out}
 
 
@@ -128,7 +128,7 @@ def bench_nn(
         "encoder": encoder.name(),
         "board_size": size,
         "input_shape": list(x.shape[1:]),
-        "encode_us_per_position": round(_time_calls(lambda: encoder.encode_batch(states), 0.5) / len(states) * 1e6, 1),
+        "encode_us_per_position": round(seconds_per_call(lambda: encoder.encode_batch(states), 0.5) / len(states) * 1e6, 1),
         "runners": {},
     }
     best = None
@@ -144,7 +144,7 @@ def bench_nn(
         for b in batches:
             xb = x[:b]
             budget = seconds if backend != "predict" else min(seconds, 1.0)
-            per_call = _time_calls(
+            per_call = seconds_per_call(
                 lambda runner=runner, xb=xb: runner(xb), budget, min_calls=3 if backend != "predict" else 2
             )
             timings[str(b)] = {"ms_per_batch": round(per_call * 1e3, 3), "positions_per_second": round(b / per_call, 1)}
@@ -163,7 +163,7 @@ def bench_nn(
         timings = {}
         for b in batches:
             batch = states[:b]
-            per_call = _time_calls(lambda batch=batch: run(batch), seconds)
+            per_call = seconds_per_call(lambda batch=batch: run(batch), seconds)
             timings[str(b)] = {"ms_per_batch": round(per_call * 1e3, 3), "positions_per_second": round(b / per_call, 1)}
         result["evaluator"] = {"runner": evaluator.runner.name, "cache": "off", "encoding": "included", **timings}
     result["setup"] = setup

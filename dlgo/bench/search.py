@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dlgo.bench.nn import _time_calls, sample_states
+from dlgo.bench.nn import sample_states, seconds_per_call
 from dlgo.goboard import GameState
 from dlgo.utils import move_to_text
 
@@ -183,7 +183,7 @@ def bench_search(
         _clear(networks)
         evaluator.evaluate(states)
 
-    evaluator_s = _time_calls(evaluator_call, min(2.0, seconds / 4))
+    evaluator_s = seconds_per_call(evaluator_call, min(2.0, seconds / 4))
 
     # Both searches run as the Zero agent's PUCT on this evaluator, with AlphaGo's c_u for alphago.
     exploration = 5.0 if agent == "alphago" else 2.0

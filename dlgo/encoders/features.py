@@ -93,6 +93,13 @@ class BoardAnalysis:
                 self.ko = [int(p) for p, h in zip(candidates, hashes) if h in previous]
                 self.legal[self.ko] = 0
 
+    def mark_ko(self, out: np.ndarray, plane: int) -> None:
+        """Ones in ``out[:, :, plane]`` (``out``: rows x cols x planes) on the empty points where a
+        play would repeat an earlier situation (``ko``: (situational super)ko)."""
+        for idx in self.ko:
+            row, col = divmod(idx, self.w)
+            out[row - 1, col - 1, plane] = 1.0
+
 
 def analyse(game_state: GameState, full_moves: bool = False) -> BoardAnalysis:
     return BoardAnalysis(game_state, full_moves)

@@ -29,13 +29,7 @@ class SevenPlaneEncoder(Encoder):
     def _encode_into(self, game_state: GameState, out: np.ndarray) -> None:
         a = BoardAnalysis(game_state)
         K.stone_liberty_planes(a.colors, a.w, a.color, a.libs, 3, out)
-        _ko_plane(a, out, 6)
-
-
-def _ko_plane(a: BoardAnalysis, out: np.ndarray, plane: int) -> None:
-    for idx in a.ko:
-        row, col = divmod(idx, a.w)
-        out[row - 1, col - 1, plane] = 1.0
+        a.mark_ko(out, 6)
 
 
 def create(board_size: int | tuple[int, int]) -> SevenPlaneEncoder:

@@ -16,7 +16,6 @@ import numpy as np
 from dlgo.encoders import kernels as K
 from dlgo.encoders.base import Encoder
 from dlgo.encoders.features import BoardAnalysis
-from dlgo.encoders.sevenplane import _ko_plane
 from dlgo.goboard import BLACK, GameState
 
 __all__ = ["SimpleEncoder", "create"]
@@ -33,7 +32,7 @@ class SimpleEncoder(Encoder):
         a = BoardAnalysis(game_state)
         K.stone_liberty_planes(a.colors, a.w, BLACK, a.libs, 4, out)
         out[:, :, 8 if a.color == BLACK else 9] = 1.0
-        _ko_plane(a, out, 10)
+        a.mark_ko(out, 10)
 
 
 def create(board_size: int | tuple[int, int]) -> SimpleEncoder:
