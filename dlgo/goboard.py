@@ -123,7 +123,7 @@ class Board:
             c = colors[n]
             if c == EMPTY:
                 return False
-            libs = strings[n].num_liberties
+            libs = len(strings[n].liberty_indices)
             if c == color:
                 if libs > 1:
                     return False
@@ -217,7 +217,7 @@ class Board:
             c = colors[n]
             if c != EMPTY and c != color:
                 s = strings[n]
-                if s.num_liberties == 1 and all(s is not g for g in seen):
+                if len(s.liberty_indices) == 1 and all(s is not g for g in seen):
                     seen.append(s)
                     for st in s.stone_indices:
                         h ^= enemy_codes[st]
@@ -322,7 +322,7 @@ class GameState:
             captured = board._place(self.next_player, idx)
             if len(captured) == 1:
                 s = board._strings[idx]
-                if len(s.stone_indices) == 1 and s.num_liberties == 1:
+                if len(s.stone_indices) == 1 and len(s.liberty_indices) == 1:
                     ko = captured[0]
         else:
             board = self.board
@@ -353,7 +353,7 @@ class GameState:
         ko = 0
         if len(captured) == 1:
             string = board._strings[idx]
-            if len(string.stone_indices) == 1 and string.num_liberties == 1:
+            if len(string.stone_indices) == 1 and len(string.liberty_indices) == 1:
                 ko = captured[0]
         return GameState(board, player.other, self, move, self.komi, ko)
 

@@ -12,61 +12,53 @@ __all__ = ["GoString"]
 class GoString:
     """A chain of connected stones of one colour with its liberties (immutable, book 3.5).
 
-    Stones and liberties are kept as padded indices (``stone_indices``, ``liberty_indices``, for
-    code that works on the board's padded arrays); ``stones`` and ``liberties`` give Points.
+    ``stone_indices`` and ``liberty_indices``: the stones and the liberties as padded indices of
+    the board (``Board.geometry``), for code that works on the board's padded arrays; read them,
+    never assign them (plain attributes, not properties: the board reads them in its inner loops).
+    ``stones`` and ``liberties`` give Points.
     """
 
-    __slots__ = ("color", "_stones", "_libs", "_geo")
+    __slots__ = ("color", "stone_indices", "liberty_indices", "_geo")
 
     def __init__(self, color: Player, stones: frozenset[int], liberties: frozenset[int], geo: Geometry):
         self.color = color
-        self._stones = stones
-        self._libs = liberties
+        self.stone_indices = stones
+        self.liberty_indices = liberties
         self._geo = geo
 
     def without_liberty(self, idx: int) -> GoString:
-        return GoString(self.color, self._stones, self._libs - {idx}, self._geo)
+        return GoString(self.color, self.stone_indices, self.liberty_indices - {idx}, self._geo)
 
     def with_liberty(self, idx: int) -> GoString:
-        return GoString(self.color, self._stones, self._libs | {idx}, self._geo)
+        return GoString(self.color, self.stone_indices, self.liberty_indices | {idx}, self._geo)
 
     def merged_with(self, other: GoString) -> GoString:
         assert other.color == self.color
-        stones = self._stones | other._stones
-        return GoString(self.color, stones, (self._libs | other._libs) - stones, self._geo)
-
-    @property
-    def stone_indices(self) -> frozenset[int]:
-        """The stones as padded indices of the board (``Board.geometry``); no copy, as the set is immutable."""
-        return self._stones
-
-    @property
-    def liberty_indices(self) -> frozenset[int]:
-        """The liberties as padded indices of the board (``Board.geometry``); no copy, as the set is immutable."""
-        return self._libs
+        stones = self.stone_indices | other.stone_indices
+        return GoString(self.color, stones, (self.liberty_indices | other.liberty_indices) - stones, self._geo)
 
     @property
     def stones(self) -> frozenset[Point]:
-        return frozenset(self._geo.points[i] for i in self._stones)
+        return frozenset(self._geo.points[i] for i in self.stone_indices)
 
     @property
     def liberties(self) -> frozenset[Point]:
-        return frozenset(self._geo.points[i] for i in self._libs)
+        return frozenset(self._geo.points[i] for i in self.liberty_indices)
 
     @property
     def num_liberties(self) -> int:
-        return len(self._libs)
+        return len(self.liberty_indices)
 
     def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, GoString)
             and self.color == other.color
-            and self._stones == other._stones
-            and self._libs == other._libs
+            and self.stone_indices == other.stone_indices
+            and self.liberty_indices == other.liberty_indices
         )
 
     def __hash__(self) -> int:
-        return hash((self.color, self._stones))
+        return hash((self.color, self.stone_indices))
 
     def __repr__(self) -> str:
-        return f"GoString({self.color.name}, stones={sorted(self.stones)}, libs={len(self._libs)})"
+        return f"GoString({self.color.name}, stones={sorted(self.stones)}, libs={len(self.liberty_indices)})"

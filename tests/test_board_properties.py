@@ -282,7 +282,7 @@ def python_candidates(state: GameState) -> set[int]:
         idx
         for idx in geo.on_board
         if board.padded_colors[idx] == EMPTY
-        and not board._is_suicide(color, idx)
+        and not board.is_suicide_at(color, idx)
         and idx != state.ko_point
         and not is_point_an_eye(board, geo.points[idx], state.next_player)
     }

@@ -282,12 +282,12 @@ def test_self_play_noise_statistics_and_sampling() -> None:
     stats = agent.last_statistics
     assert stats.visit_counts.sum() == 199 and stats.visits == 200 and stats.new_visits == 199
     assert move.is_play and stats.visit_counts[(move.point.row - 1) * 9 + move.point.col - 1] > 0
-    noisy = agent.tree._arena.prior[agent.tree._root_span()].copy()
+    noisy = agent.tree._arena.prior[agent.tree.root_span].copy()
     clean = agent.tree._clean_priors.copy()
     assert not np.allclose(noisy, clean) and clean.sum() == pytest.approx(1.0, abs=1e-5)
     agent.self_play = False  # a competitive search from the same root gets the clean priors back
     agent.search(state, SearchBudget(max_visits=300))
-    assert np.array_equal(agent.tree._arena.prior[agent.tree._root_span()], clean)
+    assert np.array_equal(agent.tree._arena.prior[agent.tree.root_span], clean)
 
 
 def test_a_game_that_ends_in_the_tree_is_scored_by_area() -> None:
@@ -298,7 +298,7 @@ def test_a_game_that_ends_in_the_tree_is_scored_by_area() -> None:
     evaluator._answer = lambda planes: (np.full((len(planes), 26), 1 / 26), np.zeros(len(planes)))  # no opinion
     search = CompiledPUCTSearch(evaluator, SearchSettings(batch_size=4, early_stop=False))
     search.search(state, SearchBudget(max_visits=300))
-    tree, span = search._arena, search._root_span()
+    tree, span = search._arena, search.root_span
     pass_edge = span.stop - 1
     assert tree.emove[pass_edge] == 0 and tree.N[pass_edge] > 0
     end = tree.child[pass_edge]

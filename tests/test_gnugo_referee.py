@@ -54,7 +54,7 @@ class Referee:
             return "legal"
         if idx == state.ko_point:
             return "ko"
-        if board._is_suicide(state.next_player.value, idx):
+        if board.is_suicide_at(state.next_player.value, idx):
             return "suicide"
         return "superko"
 

@@ -124,7 +124,7 @@ class DeepLearningAgent(Agent):
             card = loaded.card
             save_model(loaded.model, path, card.encoder, card.board_sizes, card=card, **card_fields)
             return
-        encoder = next(iter(self.evaluator._encoders.values()), None)
+        encoder = next(iter(self.evaluator.encoders), None)
         if encoder is None:
             raise ValueError("no encoder known yet: play a move first or save the model with dlgo.inference.save_model")
         save_model(self.evaluator.model, path, encoder, **card_fields)

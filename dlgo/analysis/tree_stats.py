@@ -53,7 +53,7 @@ def read_tree(search: object, ownership: bool) -> dict[tuple[int, int] | None, M
 
 # --- the compiled tree ------------------------------------------------------------------------------
 def _read_compiled(search: CompiledPUCTSearch, ownership: bool) -> dict | None:
-    tree = search._arena  # noqa: SLF001 - read right after the search, in its thread
+    tree = search.arena  # read right after the search, in its thread
     if tree is None or search.root_state is None:
         return None
     root = search.root

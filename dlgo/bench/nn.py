@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from dlgo.goboard import GameState
@@ -46,7 +46,7 @@ def sample_states(size: int, count: int, seed: int = 1) -> list[GameState]:
     return states
 
 
-def seconds_per_call(fn, seconds: float, min_calls: int = 3, warmup: int = 2) -> float:
+def seconds_per_call(fn: Callable[[], object], seconds: float, min_calls: int = 3, warmup: int = 2) -> float:
     """Mean seconds per call of ``fn`` over at least ``min_calls`` calls and about ``seconds``."""
     for _ in range(warmup):
         fn()
@@ -128,7 +128,9 @@ def bench_nn(
         "encoder": encoder.name(),
         "board_size": size,
         "input_shape": list(x.shape[1:]),
-        "encode_us_per_position": round(seconds_per_call(lambda: encoder.encode_batch(states), 0.5) / len(states) * 1e6, 1),
+        "encode_us_per_position": round(
+            seconds_per_call(lambda: encoder.encode_batch(states), 0.5) / len(states) * 1e6, 1
+        ),
         "runners": {},
     }
     best = None

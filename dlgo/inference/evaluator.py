@@ -210,6 +210,12 @@ class BatchEvaluator:
         return enc
 
     @property
+    def encoders(self) -> tuple[Encoder, ...]:
+        """The encoders known so far, one per board size (the one given first, then those
+        ``encoder_for`` made), oldest first."""
+        return tuple(self._encoders.values())
+
+    @property
     def model(self) -> keras.Model:
         """The Keras model (loaded now when the evaluator runs a cached ONNX export)."""
         return self._keras if self.loaded is None else self.loaded.model

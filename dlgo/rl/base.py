@@ -156,6 +156,11 @@ class RLAgent(Agent):
                 f"not {board.num_rows}x{board.num_cols}"
             )
 
+    def network_outputs(self, x: np.ndarray | list[np.ndarray]) -> list[np.ndarray]:
+        """The network's outputs, one array per head in the model's order, on the batch ``x`` of
+        encoded positions (a Q agent's: positions and actions)."""
+        return self._predict(x)
+
     def _predict(self, x: np.ndarray) -> list[np.ndarray]:
         """The network on a batch of planes (a fresh runner after training). One thread: these
         agents evaluate one position at a time, and self-play runs a process per core."""

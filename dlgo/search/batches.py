@@ -146,6 +146,35 @@ class BatchedTreeSearch:
     def result(self, elapsed: float) -> SearchResult: ...
     def statistics(self, new_visits: int = 0) -> Any: ...
 
+    # --- a root search of its own (``dlgo.search.gumbel``): the steps of ``search`` ---------------
+    @property
+    def root_visits(self) -> int:
+        """The root's visits: 1 + its branches' (virtual ones included)."""
+        return self._visits()
+
+    def start_root(self, state: GameState, self_play: bool, root_noise: bool) -> None:
+        """Make ``state`` the root as ``search`` does, without searching: the tree reused or the
+        root evaluated. ``self_play``: keep no ownership or score; ``root_noise``: mix Dirichlet
+        noise into the root's priors (``search`` mixes it in self-play)."""
+        self._begin(self_play)
+        self._set_root(state, root_noise)
+
+    def run_until(self, done: Callable[[], bool]) -> None:
+        """Collect and evaluate batches of leaves as ``search`` does until ``done()`` and no batch
+        is left in flight (no visit or time limit of its own: ``done`` decides)."""
+        budget = SearchBudget()
+        run_batches(
+            done,
+            lambda unfinished: self._collect(budget, unfinished),
+            self._start_evaluation,
+            self._finish,
+            self._abandon,
+            self.settings.pipeline,
+            budget,
+            None,
+            1.0,
+        )
+
     # --- the search -----------------------------------------------------------------------------
     def search(
         self,

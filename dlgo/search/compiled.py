@@ -285,7 +285,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         return np.array([s.score_utility, s.score_scale, center], np.float64)
 
     def _root_branch_visits(self) -> np.ndarray:
-        return self._arena.N[self._root_span()]
+        return self._arena.N[self.root_span]
 
     def _abandon(self, batch: _Batch) -> None:
         vl = self.settings.virtual_loss
@@ -294,12 +294,20 @@ class CompiledPUCTSearch(BatchedTreeSearch):
     def _visits(self) -> int:
         return 1 + int(self._arena.nf[self.root, arena.TOTAL])
 
-    def _root_span(self) -> slice:
+    @property
+    def root_span(self) -> slice:
+        """The root's branches: their range in the edge arrays of ``arena``."""
         return self._arena.edges(self.root)
+
+    @property
+    def arena(self) -> _Arena | None:
+        """The tree's arrays (the layout of ``dlgo.search.arena``; None before a search), to read
+        between searches or between batches (``run_until``); the search alone writes them."""
+        return self._arena
 
     def _set_root_priors(self, self_play: bool) -> None:
         """Dirichlet noise into the root priors in self-play (clean ones kept), else the clean ones."""
-        priors = self._arena.prior[self._root_span()]
+        priors = self._arena.prior[self.root_span]
         if self._clean_priors is not None:
             priors[:] = self._clean_priors
             self._clean_priors = None
@@ -363,7 +371,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
     # --- reading the tree ---------------------------------------------------------------------
     def _root_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Visits, Q and the priors shown (clean ones under noise) of the root's branches."""
-        span = self._root_span()
+        span = self.root_span
         n = self._arena.N[span]
         q = np.divide(self._arena.W[span], n, out=np.zeros_like(n), where=n > 0)
         priors = self._clean_priors if self._clean_priors is not None else self._arena.prior[span]
@@ -391,7 +399,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
     def result(self, elapsed: float) -> SearchResult:
         if self._arena is None or self.root_state is None:
             return SearchResult(candidates=[], visits=0, winrate=0.5, elapsed=elapsed)
-        tree, span = self._arena, self._root_span()
+        tree, span = self._arena, self.root_span
         n, q, priors = self._root_arrays()
         order = root_order(n, q, self.settings.select_by)
         sign = 1.0 if self.root_state.next_player is Player.black else -1.0  # Black's view -> the mover's
@@ -434,7 +442,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
     def statistics(self, new_visits: int = 0) -> SearchStatistics | None:
         if self._arena is None or self.root_state is None:
             return None
-        tree, span = self._arena, self._root_span()
+        tree, span = self._arena, self.root_span
         counts = np.zeros(int(tree.g[4]) + 1, dtype=np.float32)
         n, q, _ = self._root_arrays()
         counts[[tree.zero_index(int(c)) for c in tree.emove[span]]] = n
@@ -453,7 +461,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         """The network's policy at the root by move index (``N*N + 1``, pass last); None before a search."""
         if self._arena is None or self.root_state is None:
             return None
-        tree, span = self._arena, self._root_span()
+        tree, span = self._arena, self.root_span
         priors = np.zeros(int(tree.g[4]) + 1, dtype=np.float32)
         priors[[tree.zero_index(int(c)) for c in tree.emove[span]]] = tree.prior[span]
         return priors
@@ -461,7 +469,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
     def most_visited(self) -> Move | None:
         if self._arena is None or self.root_state is None:
             return None
-        span = self._root_span()
+        span = self.root_span
         if span.stop == span.start:
             return None
         n, q, _ = self._root_arrays()
@@ -473,7 +481,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         """A root move drawn with probability ``N^(1/T)`` (self-play's first moves)."""
         if self._arena is None or self.root_state is None:
             return None
-        span = self._root_span()
+        span = self.root_span
         n = self._arena.N[span]
         if len(n) == 0:
             return None

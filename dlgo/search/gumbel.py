@@ -24,8 +24,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dlgo.goboard import GameState, Move
-from dlgo.search.base import SearchBudget
-from dlgo.search.batches import run_batches
 
 if TYPE_CHECKING:
     from dlgo.search.compiled import CompiledPUCTSearch
@@ -129,16 +127,16 @@ def gumbel_search(
     if state.is_over():
         raise ValueError("the game is over: nothing to search")
     rng = rng if rng is not None else tree.rng
-    tree._begin(True)
-    tree._set_root(state, self_play=False)  # the Gumbel draw explores: no Dirichlet noise
-    span = tree._root_span()
-    start_visits = tree._visits()
-    priors = np.asarray(tree._arena.prior[span], np.float64)
+    # the tree of self-play (no ownership or score kept); the Gumbel draw explores: no Dirichlet noise
+    tree.start_root(state, self_play=True, root_noise=False)
+    span = tree.root_span
+    start_visits = tree.root_visits
+    priors = np.asarray(tree.arena.prior[span], np.float64)
     logits = np.log(np.maximum(priors, 1e-30))
     noise = rng.gumbel(size=len(priors)) if explore else np.zeros(len(priors))
     k = fitted_considered(visits, min(considered, len(priors)))
     remaining = np.argsort(-(noise + logits), kind="stable")[:k]
-    quota = tree._arena.N[span].astype(np.float64)
+    quota = tree.arena.N[span].astype(np.float64)
     schedule = halving_schedule(visits, k)
     try:
         for r, (count, each) in enumerate(schedule):
@@ -154,11 +152,11 @@ def gumbel_search(
         tree.root_quota = np.zeros(0, np.float64)
     n, q, value = _root_view(tree, span)
     target_over_branches = improved_policy(logits, n, q, priors, value)
-    arena_ = tree._arena
+    arena_ = tree.arena
     target = np.zeros(int(arena_.g[4]) + 1, np.float32)
     target[[arena_.zero_index(int(c)) for c in arena_.emove[span]]] = target_over_branches
     move = arena_.move(int(arena_.emove[span.start + int(remaining[0])]))
-    stats = tree.statistics(new_visits=tree._visits() - start_visits)
+    stats = tree.statistics(new_visits=tree.root_visits - start_visits)
     stats = replace(stats, policy_target=target)
     tree.last_statistics = stats
     return GumbelOutcome(move=move, policy_target=target, statistics=stats)
@@ -168,21 +166,11 @@ def _root_view(tree: CompiledPUCTSearch, span: slice) -> tuple[np.ndarray, np.nd
     """Visits and Q of the root's branches and the network's value of the root (mover's view)."""
     from dlgo.search import arena
 
-    n = tree._arena.N[span].astype(np.float64)
-    q = np.divide(tree._arena.W[span], n, out=np.zeros_like(n), where=n > 0)
-    return n, q, float(tree._arena.nf[tree.root, arena.VALUE])
+    arrays = tree.arena
+    n = arrays.N[span].astype(np.float64)
+    q = np.divide(arrays.W[span], n, out=np.zeros_like(n), where=n > 0)
+    return n, q, float(arrays.nf[tree.root, arena.VALUE])
 
 
 def _run_until_quota(tree: CompiledPUCTSearch, span: slice, quota: np.ndarray) -> None:
-    budget = SearchBudget()
-    run_batches(
-        lambda: bool(np.all(tree._arena.N[span] >= quota)),
-        lambda unfinished: tree._collect(budget, unfinished),
-        tree._start_evaluation,
-        tree._finish,
-        tree._abandon,
-        tree.settings.pipeline,
-        budget,
-        None,
-        1.0,
-    )
+    tree.run_until(lambda: bool(np.all(tree.arena.N[span] >= quota)))

@@ -75,7 +75,7 @@ def baseline_values(path: str, size: int, states: np.ndarray, black_to_move: lis
     value = _agent(path, size)
     player = np.broadcast_to(np.asarray(black_to_move, np.float32)[:, None, None, None], (*states.shape[:3], 1))
     x = np.concatenate([states.astype(np.float32), player], axis=-1)
-    return np.concatenate([value._predict(x[i : i + 1024])[0].reshape(-1) for i in range(0, len(x), 1024)])
+    return np.concatenate([value.network_outputs(x[i : i + 1024])[0].reshape(-1) for i in range(0, len(x), 1024)])
 
 
 def play_pool_task(task: PoolTask) -> dict:
