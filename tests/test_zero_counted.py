@@ -90,7 +90,8 @@ def test_grafted_heads_learn_ownership_and_score_alone(tmp_path, capsys):
     keras = pytest.importorskip("keras")
     from dlgo.inference import save_model
     from dlgo.networks.zero import zero_model
-    from dlgo.zero.teacher import held_out_loss, main
+    from dlgo.zero.holdout import held_out_loss
+    from dlgo.zero.teacher import main
 
     games = tmp_path / "games"
     for i in range(8):

@@ -165,7 +165,7 @@ def test_holdout_metrics_report_the_value_bias_from_blacks_side():
     """A network that calls every position even, on games Black won: it rates Black too low."""
     from dlgo.encoders.zero import PLANES
     from dlgo.zero.experience import ZeroExperienceBuffer
-    from dlgo.zero.teacher import holdout_metrics
+    from dlgo.zero.holdout import holdout_metrics
 
     states = np.zeros((4, 5, 5, len(PLANES)), dtype=np.float16)
     states[:2, :, :, PLANES.index("black_to_move")] = 1.0  # Black to move in the first two
