@@ -1,13 +1,20 @@
 """The agent registry: the one place that turns a config into an agent (the GTP engine, the
-Zero loop's self-play and gating workers and the benchmarks all build through it).
+analysis and the benchmarks all build through it).
 
 Adding an agent is one ``register(AgentType(...))`` call: its name (the config value of
-``agent``), its parameter schema (the keys of its ``[name]`` config table), a ``build`` function
-and whether it searches (then the engine runs analysis with it). ``build_agent(name, params,
-size, **extra)`` fills in the defaults and builds; ``extra`` are builder arguments no config
-sets (``self_play``, an already-built ``evaluator``, ...). Builders import their heavy modules
-inside the function: the engine calls them in a background thread from start-up
-(``dlgo.play.agents.AgentPool``), never in a move's time.
+``agent``), its parameter schema (the keys of its ``[name]`` config table), its builder by name
+(``"module:attribute"``, e.g. ``"dlgo.mcts.mcts:MCTSAgent.from_params"``) and whether it searches
+(then the engine runs analysis with it). The registry imports no agent kind: a kind's module is
+imported when an agent of that kind is first built (the engine builds in a background thread
+from start-up, ``dlgo.play.agents.AgentPool``, never in a move's time), so the config checker
+knows every kind's keys while playing imports only the kinds the config plays (the Zero agent,
+not the training wing: tests/test_architecture.py).
+
+``build_agent(name, params, size, **extra)`` fills in the defaults, checks the model files the
+parameters need (``model_file``), turns ``seed`` -1 into None and calls the builder with the
+full table, the board size, the type's ``build_args`` (a builder shared by several kinds: which
+one) and ``extra``: builder arguments no config sets (``early_stop``, an already-loaded
+``evaluator``, which stands in for the model file, ...).
 
 One key per concept in every agent table: ``rounds`` (search visits per move at most) and
 ``exploration`` (the tree policy's exploration constant). The book's names for them are
@@ -24,14 +31,13 @@ File parameters (``Param.path``) are relative to the config file: ``resolve_path
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from dlgo.agent.base import Agent
-from dlgo.minimax import supports_size as supports_game_tree_size
-from dlgo.search import SearchAgent
 from dlgo.search.base import SELECT_BY, TREES
 
 __all__ = [
@@ -42,6 +48,7 @@ __all__ = [
     "names",
     "REGISTRY",
     "AgentUnavailable",
+    "load",
     "build_agent",
     "default_params",
     "resolve_paths",
@@ -67,12 +74,24 @@ class AgentUnavailable(RuntimeError):
     """The configured agent cannot be built (not implemented yet, missing weights, ...)."""
 
 
+def load(spec: str) -> Any:
+    """The object ``spec`` names, ``"module:attribute"`` (the attribute may be dotted, as in
+    ``"dlgo.mcts.mcts:MCTSAgent.from_params"``), its module imported now."""
+    module, _, attribute = spec.partition(":")
+    found: Any = importlib.import_module(module)
+    for part in attribute.split("."):
+        found = getattr(found, part)
+    return found
+
+
 @dataclass(frozen=True)
 class AgentType:
     name: str
     doc: str
     params: dict[str, Param]
-    build: Callable[..., Agent] | None  # (params, board size, **extra) -> agent
+    # the builder, (full params, board size, **build_args, **extra) -> agent: its name,
+    # "module:attribute", imported at the first build (or the function itself, for a test's kind)
+    build: str | Callable[..., Agent] | None
     searches: bool
     unavailable: str | None = None  # why it cannot be used yet
     supports_size: Callable[[Mapping[str, Any], int], bool] = field(default=lambda params, size: True)
@@ -80,6 +99,14 @@ class AgentType:
     files_needed: Callable[[Mapping[str, Any]], list[str]] | None = None
     # other accepted names of a key (the book's names) -> the key
     aliases: Mapping[str, str] = field(default_factory=dict)
+    # keyword arguments of the builder besides the parameters (a builder shared by several kinds)
+    build_args: Mapping[str, Any] = field(default_factory=dict)
+
+    def builder(self) -> Callable[..., Agent]:
+        """The builder, its module imported now; ``AgentUnavailable`` if the kind has none."""
+        if self.build is None:
+            raise AgentUnavailable(self.unavailable or f"agent {self.name!r} cannot be built")
+        return load(self.build) if isinstance(self.build, str) else self.build
 
     def needed_files(self, params: Mapping[str, Any]) -> list[str]:
         if self.files_needed is not None:
@@ -136,12 +163,19 @@ def zero_params(data: Mapping[str, Any], size: int | None = None) -> dict[str, A
 def build_agent(name: str, params: Mapping[str, Any], board_size: int, **extra: Any) -> Agent:
     """Agent ``name`` for ``board_size`` from ``params`` (missing keys take their defaults).
 
-    ``extra`` goes to the builder as it is: arguments that are no config key (the Zero
-    worker's ``self_play``, a benchmark's ``evaluator``)."""
+    The builder gets every key, the model files the parameters need checked (``model_file``;
+    an ``evaluator`` in ``extra``, a network already loaded, stands in for them) and ``seed``
+    None for -1. ``extra`` goes to the builder as it is: arguments that are no config key (a
+    benchmark's ``evaluator`` and ``early_stop``)."""
     agent_type = get(name)
-    if agent_type.build is None:
-        raise AgentUnavailable(agent_type.unavailable or f"agent {name!r} cannot be built")
-    return agent_type.build(default_params(name, params), board_size, **extra)
+    builder = agent_type.builder()
+    full = default_params(name, params)
+    if extra.get("evaluator") is None:
+        for key in agent_type.needed_files(full):
+            full[key] = model_file(full, key, name)
+    if "seed" in full:
+        full["seed"] = _seed(full)
+    return builder(full, board_size, **agent_type.build_args, **extra)
 
 
 def resolve_paths(agent_type: AgentType, params: Mapping[str, Any], resolve: Callable[[str], str]) -> dict[str, Any]:
@@ -178,37 +212,11 @@ def _seed(params: Mapping[str, Any]) -> int | None:
     return None if seed is None or seed < 0 else int(seed)
 
 
-# --- the agents ---------------------------------------------------------------------------------
-
-
-def _build_random(params: Mapping[str, Any], size: int) -> Agent:
-    from dlgo.agent.naive import RandomBot
-
-    return RandomBot(seed=_seed(params))
-
-
-def _build_mcts(params: Mapping[str, Any], size: int) -> SearchAgent:
-    from dlgo.mcts import MCTSAgent
-
-    return MCTSAgent(
-        num_rounds=int(params["rounds"]),
-        temperature=float(params["exploration"]),
-        select_by=str(params["select_by"]),
-        seed=_seed(params),
-    )
+# --- the agents: each kind's builder lives with the kind (its module imported at the first build) ---
 
 
 _SEED = Param(int, -1, "random seed; -1 seeds from the system", minimum=-1)
 _THREADS = Param(int, 0, "ONNX Runtime threads; 0 = all cores or one, whichever is faster as it plays", minimum=0)
-
-
-def _game_tree_builder(name: str) -> Callable[[Mapping[str, Any], int], Agent]:
-    def build(params: Mapping[str, Any], size: int) -> Agent:
-        from dlgo.minimax import build_agent
-
-        return build_agent(name, int(params["depth"]), _seed(params))
-
-    return build
 
 
 register(
@@ -216,7 +224,7 @@ register(
         name="random",
         doc="uniformly random legal move that does not fill its own eye (book chapter 3)",
         params={"seed": _SEED},
-        build=_build_random,
+        build="dlgo.agent.naive:RandomBot.from_params",
         searches=False,
     )
 )
@@ -240,25 +248,13 @@ register(
             ),
             "seed": _SEED,
         },
-        build=_build_mcts,
+        build="dlgo.mcts.mcts:MCTSAgent.from_params",
         searches=True,
         aliases={"num_rounds": "rounds", "temperature": "exploration"},
     )
 )
 
 _MODEL = Param(str, "", "path of the model file (.keras), relative to the config file", path=True)
-
-
-def _build_predict(params: Mapping[str, Any], size: int) -> Agent:
-    from dlgo.agent.predict import load_prediction_agent  # TensorFlow/ONNX load here, not before
-
-    return load_prediction_agent(
-        model_file(params, "model", "predict"),
-        board_size=size,
-        seed=_seed(params),
-        threads=int(params["threads"]) or None,
-        symmetry=str(params["symmetry"]),
-    )
 
 
 register(
@@ -276,43 +272,11 @@ register(
                 choices=("average", "identity", "random"),
             ),
         },
-        build=_build_predict,
+        build="dlgo.agent.predict:DeepLearningAgent.from_params",
         searches=False,
         supports_size=networks_play_size,
     )
 )
-
-
-def _build_zero(params: Mapping[str, Any], size: int, evaluator: Any = None, **extra: Any) -> SearchAgent:
-    """``evaluator``: search on this one (a benchmark's) instead of loading ``params["model"]``;
-    ``extra``: further ``ZeroAgent`` arguments (``self_play``, ``early_stop``, ...)."""
-    from dlgo.zero import ZeroAgent
-
-    if evaluator is None:
-        params = {**params, "model": model_file(params, "model", "zero")}
-    return ZeroAgent.from_params(params, size, evaluator=evaluator, **extra)
-
-
-def _build_alphago(params: Mapping[str, Any], size: int) -> SearchAgent:
-    from dlgo.alphago import AlphaGoMCTS
-
-    value = model_file(params, "value_model", "alphago") if params["lambda_value"] > 0 else None
-    return AlphaGoMCTS.from_models(
-        model_file(params, "policy_model", "alphago"),
-        value,
-        board_size=size,
-        num_simulations=int(params["rounds"]),
-        c_u=float(params["exploration"]),
-        lambda_value=float(params["lambda_value"]),
-        rollouts=int(params["rollouts"]),
-        rollout_policy=str(params["rollout_policy"]),
-        rollout_model=model_file(params, "rollout_model", "alphago") if params["rollout_model"] else None,
-        batch_size=int(params["batch_size"]),
-        reuse_tree=bool(params["reuse_tree"]),
-        cache_size=int(params["cache_size"]),
-        threads=int(params["threads"]) or None,
-        seed=_seed(params),
-    )
 
 
 _BATCH = Param(int, 16, "leaves evaluated per network call (virtual loss spreads them)", minimum=1, maximum=256)
@@ -357,7 +321,7 @@ register(
             "threads": _THREADS,
             "seed": _SEED,
         },
-        build=_build_alphago,
+        build="dlgo.alphago.agent:AlphaGoMCTS.from_params",
         searches=True,
         supports_size=lambda params, size: networks_play_size(
             params, size, ("policy_model", "value_model", "rollout_model")
@@ -437,7 +401,7 @@ register(
             ),
             "seed": _SEED,
         },
-        build=_build_zero,
+        build="dlgo.search.zero_agent:ZeroAgent.from_params",
         searches=True,
         supports_size=networks_play_size,
         aliases={"rounds_per_move": "rounds", "c": "exploration", "c_puct": "exploration"},
@@ -456,22 +420,13 @@ for _name, _doc in (
                 "depth": Param(int, 2, "moves searched ahead (plies)", minimum=1, maximum=4),
                 "seed": _SEED,
             },
-            build=_game_tree_builder(_name),
+            build="dlgo.minimax:agent_from_params",
+            build_args={"kind": _name},
             searches=False,
-            supports_size=lambda params, size: supports_game_tree_size(size),  # every move to full depth
+            # every move to full depth: small boards only (the rule is the kind's, asked when it plays)
+            supports_size=lambda params, size: load("dlgo.minimax:supports_size")(size),
         )
     )
-
-
-def _rl_builder(kind: str) -> Callable[[Mapping[str, Any], int], Agent]:
-    def build(params: Mapping[str, Any], size: int) -> Agent:
-        from dlgo.rl.agents import load_rl_agent  # Keras loads here, not before
-
-        agent = load_rl_agent(model_file(params, "model", kind), size, kind=kind, seed=_seed(params))
-        agent.set_temperature(float(params["temperature"]))
-        return agent
-
-    return build
 
 
 for _name, _doc, _temperature in (
@@ -491,7 +446,8 @@ for _name, _doc, _temperature in (
                 ),
                 "seed": _SEED,
             },
-            build=_rl_builder(_name),
+            build="dlgo.rl.agents:agent_from_params",
+            build_args={"kind": _name},
             searches=False,
             supports_size=networks_play_size,
         )

@@ -28,7 +28,7 @@ import numpy as np
 from dlgo.goboard import GameState
 from dlgo.search import SearchBudget
 from dlgo.search.gumbel import gumbel_search
-from dlgo.zero.agent import ZeroAgent
+from dlgo.search.zero_agent import ZeroAgent
 from dlgo.zero.search_ab import SearchPlayer, play_match
 
 

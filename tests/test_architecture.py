@@ -294,6 +294,58 @@ def test_engine_start_up_loads_no_compiler_and_no_network_runtime():
     assert out.stdout.strip() == "[]"
 
 
+#: The training wing: what trains networks (and TensorFlow, which only training needs). Playing
+#: (the engine, the play layer and the front ends on it) imports none of it.
+TRAINING_WING = ("dlgo.zero", "dlgo.train", "dlgo.rl", "dlgo.alphago", "dlgo.data", "tensorflow", "keras")
+
+
+def _in_wing(module: str) -> bool:
+    return any(module == wing or module.startswith(f"{wing}.") for wing in TRAINING_WING)
+
+
+def test_no_front_end_reaches_the_training_wing():
+    """Through its imports, lazy ones included: the agent registry names its kinds' builders
+    (``"module:attribute"``) and imports a kind only when one is built."""
+    graph = package_graph()
+    for start in [*FRONT_ENDS, "dlgo.play", "dlgo.agent_registry"]:
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for package in graph[todo.pop()] - seen:
+                seen.add(package)
+                todo.append(package)
+        reached = sorted(p for p in seen if _in_wing(p))
+        assert not reached, f"{start} imports the training wing: {', '.join(reached)}"
+
+
+def test_playing_imports_no_training_module():
+    """The play path in a process of its own: the engine imported, a session on the shipped
+    default config, its 19x19 agent built (the Zero agent on the shipped network, loaded from
+    its committed ONNX export; not warmed up, which would compile the search's kernels)."""
+    import subprocess
+    import sys
+
+    probe = f"""
+import sys
+import gtp_engine.engine
+from dlgo.play.agents import AgentPool
+from dlgo.play.config import check_model_files, load_config
+from dlgo.play.session import PlaySession
+
+config = load_config("configs/engine/default.toml", [])
+check_model_files(config)
+session = PlaySession(config, AgentPool(config, warm_up=False))
+print(type(session.agents.build_now(19).result()).__name__)
+wing = {TRAINING_WING!r}
+print(sorted(m for m in sys.modules if any(m == w or m.startswith(w + ".") for w in wing)))
+"""
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr
+    agent, imported = out.stdout.strip().splitlines()
+    assert agent == "ZeroAgent"
+    assert imported == "[]", f"playing imports the training wing: {imported}"
+
+
 # --- private members stay in their module -------------------------------------------------------
 # A name with one leading underscore (``_x``, not a dunder) is its module's business: code in
 # another module uses the owner's public interface instead. The rule, per file of the library and

@@ -149,7 +149,7 @@ def test_self_play_keeps_no_ownership():
 
 
 def test_score_lead_is_the_subtree_mean_from_the_real_network(models):
-    from dlgo.zero import ZeroAgent
+    from dlgo.search.zero_agent import ZeroAgent
 
     def search(tree: str):
         agent = ZeroAgent.from_model(

@@ -183,6 +183,14 @@ def test_every_shipped_agent_is_available() -> None:
         assert registry.get(name).unavailable is None
 
 
+def test_every_agent_kind_names_a_builder_that_exists() -> None:
+    """The registry names each kind's builder (``"module:attribute"``) and imports it only when
+    an agent of the kind is built: a renamed builder shows here, not at a game's first move."""
+    for name in registry.names():
+        assert isinstance(registry.get(name).build, str), name
+        assert callable(registry.get(name).builder()), name
+
+
 def run_engine(*args: str, stdin: bytes = b"name\n") -> subprocess.CompletedProcess:
     return subprocess.run([PYTHON, "-m", "gtp_engine", *args], input=stdin, capture_output=True, timeout=60, cwd=ROOT)
 
@@ -257,7 +265,7 @@ def test_unacceptable_size_only_when_no_agent_plays_it(monkeypatch) -> None:
         name="nine_only",
         doc="test agent",
         params={},
-        build=lambda params, size: registry.get("random").build({"seed": 1}, size),
+        build=lambda params, size: registry.build_agent("random", {"seed": 1}, size),
         searches=False,
         supports_size=lambda params, size: size == 9,
     )

@@ -18,7 +18,7 @@ from dlgo.gotypes import Point  # noqa: E402
 from dlgo.inference import BatchEvaluator, load_model, save_model  # noqa: E402
 from dlgo.networks.grow import conform_network, graft_heads, model_has_heads  # noqa: E402
 from dlgo.networks.zero import zero_model  # noqa: E402
-from dlgo.zero import ZeroAgent  # noqa: E402
+from dlgo.search.zero_agent import ZeroAgent  # noqa: E402
 from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, training_batch  # noqa: E402
 from dlgo.zero.selfplay import SelfPlaySettings, final_targets, play_game  # noqa: E402
 from dlgo.zero.trainer import TrainerSettings, train_candidate  # noqa: E402

@@ -19,7 +19,7 @@ import pytest
 from dlgo.encoders import symmetry
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
-from dlgo.zero import ZeroAgent
+from dlgo.search.zero_agent import ZeroAgent
 from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, augmented_batch, window_size
 from dlgo.zero.loop_config import LoopConfigError, load_loop_config
 from dlgo.zero.matches import gate_verdict

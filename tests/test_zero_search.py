@@ -23,7 +23,7 @@ from dlgo.search import (
     terminal_value,
     visit_distribution,
 )
-from dlgo.zero import ZeroAgent
+from dlgo.search.zero_agent import ZeroAgent
 
 # --- fake evaluators: deterministic priors and values ---------------------------------------------
 

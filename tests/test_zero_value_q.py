@@ -12,7 +12,7 @@ keras = pytest.importorskip("keras")
 from dlgo.gotypes import Player  # noqa: E402
 from dlgo.inference import load_model, save_model  # noqa: E402
 from dlgo.networks.zero import zero_model  # noqa: E402
-from dlgo.zero import ZeroAgent  # noqa: E402
+from dlgo.search.zero_agent import ZeroAgent  # noqa: E402
 from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, combine_experience, training_batch  # noqa: E402
 from dlgo.zero.loop_config import LoopConfigError, load_loop_config  # noqa: E402
 from dlgo.zero.selfplay import SelfPlaySettings, play_game  # noqa: E402

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from typing import Any
 
 from dlgo.agent.base import Agent
 from dlgo.agent.helpers import is_eye_at_index
@@ -14,6 +16,11 @@ __all__ = ["RandomBot"]
 class RandomBot(Agent):
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], board_size: int) -> RandomBot:
+        """The ``random`` agent kind (``dlgo.agent_registry``): its config table, ``seed``."""
+        return cls(seed=params["seed"])
 
     def select_move(self, game_state: GameState) -> Move:
         board = game_state.board

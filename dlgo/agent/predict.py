@@ -19,6 +19,7 @@ model card (``dlgo.inference.save_model``) instead of the book's HDF5 groups.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -79,6 +80,18 @@ class DeepLearningAgent(Agent):
         self.evaluator = evaluator
         self._rng = np.random.default_rng(seed)
         self._last: dict[str, Any] = {}
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], board_size: int) -> DeepLearningAgent:
+        """The ``predict`` agent kind (``dlgo.agent_registry``): its config table, every key
+        given and the model file checked."""
+        return load_prediction_agent(
+            params["model"],
+            board_size=board_size,
+            seed=params["seed"],
+            threads=int(params["threads"]) or None,
+            symmetry=str(params["symmetry"]),
+        )
 
     def encoder_for(self, game_state: GameState) -> Encoder:
         board = game_state.board

@@ -15,6 +15,8 @@ with virtual loss. The book's defects (docs/book-differences.md, 8) are fixed by
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import Any
 
 from dlgo.alphago.evaluator import AlphaGoEvaluator
 from dlgo.search.agent import PUCTAgent
@@ -53,6 +55,27 @@ class AlphaGoMCTS(PUCTAgent):
     @property
     def num_simulations(self) -> int:
         return self.rounds_per_move
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], board_size: int) -> AlphaGoMCTS:
+        """The ``alphago`` agent kind (``dlgo.agent_registry``): its config table, every key given
+        and the model files it needs checked (no value network when ``lambda_value`` is 0)."""
+        return cls.from_models(
+            params["policy_model"],
+            params["value_model"] if params["lambda_value"] > 0 else None,
+            board_size=board_size,
+            num_simulations=int(params["rounds"]),
+            c_u=float(params["exploration"]),
+            lambda_value=float(params["lambda_value"]),
+            rollouts=int(params["rollouts"]),
+            rollout_policy=str(params["rollout_policy"]),
+            rollout_model=params["rollout_model"] or None,
+            batch_size=int(params["batch_size"]),
+            reuse_tree=bool(params["reuse_tree"]),
+            cache_size=int(params["cache_size"]),
+            threads=int(params["threads"]) or None,
+            seed=params["seed"],
+        )
 
     @classmethod
     def from_models(

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from dlgo.agent.termination import ResignPolicy, clear_pass_or_best_play, wins_count
 from dlgo.goboard import GameState, Move
@@ -133,6 +135,16 @@ class MCTSAgent(SearchAgent):
         if seed is not None:
             random.seed(seed)
             kernel.seed(seed)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any], board_size: int) -> MCTSAgent:
+        """The ``mcts`` agent kind (``dlgo.agent_registry``): its config table, every key given."""
+        return cls(
+            num_rounds=int(params["rounds"]),
+            temperature=float(params["exploration"]),
+            select_by=str(params["select_by"]),
+            seed=params["seed"],
+        )
 
     def default_budget(self) -> SearchBudget:
         return SearchBudget(max_visits=self.num_rounds, max_seconds=self.max_seconds)

@@ -1,11 +1,15 @@
 """Game-tree search of book chapter 4: full minimax, depth pruning and alpha-beta pruning.
 
 ``build_agent`` makes the Go agents from engine config values ("minimax" is depth-limited
-minimax, since the full Go tree cannot be searched); both use the book's ``capture_diff``.
+minimax, since the full Go tree cannot be searched; ``agent_from_params`` from their config
+table, for ``dlgo.agent_registry``); both use the book's ``capture_diff``.
 They visit about (legal moves)^depth positions per move, so they are meant for small boards.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from dlgo.agent.base import Agent
 from dlgo.minimax.alphabeta import AlphaBetaAgent, alpha_beta_result
@@ -24,6 +28,7 @@ __all__ = [
     "SearchStats",
     "MAX_SCORE",
     "MIN_SCORE",
+    "agent_from_params",
     "alpha_beta_result",
     "best_result",
     "build_agent",
@@ -48,6 +53,12 @@ def build_agent(name: str, depth: int = 2, seed: int | None = None) -> Agent:
     if name == "alphabeta":
         return AlphaBetaAgent(depth, capture_diff, seed=seed)
     raise ValueError(f"unknown game-tree search agent {name!r}: choose one of {', '.join(AGENT_NAMES)}")
+
+
+def agent_from_params(params: Mapping[str, Any], board_size: int, *, kind: str) -> Agent:
+    """The ``minimax`` or ``alphabeta`` agent kind (``kind``; ``dlgo.agent_registry``): its
+    config table, ``depth`` and ``seed``."""
+    return build_agent(kind, int(params["depth"]), params["seed"])
 
 
 def supports_size(size: int) -> bool:

@@ -272,10 +272,8 @@ class AgentPool:
 
     def _make(self, build: AgentBuild) -> Agent:
         """A new agent of ``build`` (warmed up when the pool warms its agents)."""
-        agent_type = registry.get(build.name)
-        assert agent_type.build is not None
-        params = registry.resolve_paths(agent_type, build.params, self.config.resolve_path)
-        agent = agent_type.build(params, build.rows)
+        params = registry.resolve_paths(registry.get(build.name), build.params, self.config.resolve_path)
+        agent = registry.build_agent(build.name, params, build.rows)
         if self.warm_up:
             seconds = _warm_up(agent, build.rows, build.cols)
             build.overhead = seconds if build.overhead is None else build.overhead

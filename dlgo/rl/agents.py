@@ -8,6 +8,7 @@ agent = load_rl_agent("runs/pg/pg-0000.keras")        # the card says which agen
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,7 @@ from dlgo.encoders import get_encoder_by_name
 if TYPE_CHECKING:
     from dlgo.rl.base import RLAgent
 
-__all__ = ["AGENT_KINDS", "new_agent", "load_rl_agent", "agent_kind", "agent_class"]
+__all__ = ["AGENT_KINDS", "new_agent", "load_rl_agent", "agent_from_params", "agent_kind", "agent_class"]
 
 AGENT_KINDS = ("pg", "q", "ac", "value")
 
@@ -106,6 +107,14 @@ def load_rl_agent(
     except Exception as e:  # Keras raises many types for a bad file
         raise ModelFileError(f"{path}: cannot load the Keras model: {e}") from e
     return agent_class(found)(model, get_encoder_by_name(card.encoder, size), seed=seed, backend=backend)
+
+
+def agent_from_params(params: Mapping[str, Any], board_size: int, *, kind: str) -> RLAgent:
+    """The ``pg``, ``q``, ``ac`` or ``value`` agent kind (``kind``; ``dlgo.agent_registry``): its
+    config table, every key given and the model file checked. Keras loads here."""
+    agent = load_rl_agent(params["model"], board_size, kind=kind, seed=params["seed"])
+    agent.set_temperature(float(params["temperature"]))
+    return agent
 
 
 def load_agent_spec(spec: str, board_size: int, seed: int | None = None) -> Any:

@@ -15,6 +15,8 @@ uses the shared budget, result and agent interface.
   releases the GIL; what the Zero agent searches on (``zero.tree``).
 - ``agent``: ``PUCTAgent``, the generic PUCT ``SearchAgent`` on any evaluator (the compiled tree
   where the evaluator supports it).
+- ``zero_agent``: ``ZeroAgent``, ``PUCTAgent`` on a Zero network (book 14), the agent the GTP
+  engine plays and the Zero training loop (``dlgo.zero``) searches with.
 """
 
 from dlgo.lazy import lazy_names
@@ -31,6 +33,7 @@ from dlgo.search.base import (
 # (which only needs the interface above) stays fast.
 _LAZY = {
     "PUCTAgent": "dlgo.search.agent",
+    "ZeroAgent": "dlgo.search.zero_agent",
     "Evaluator": "dlgo.search.puct",
     "PUCTSearch": "dlgo.search.puct",
     "CompiledPUCTSearch": "dlgo.search.compiled",
@@ -55,6 +58,7 @@ __all__ = [
     "ProgressCallback",
     "lower_confidence_bound",
     "PUCTAgent",
+    "ZeroAgent",
     "Evaluator",
     "PUCTSearch",
     "CompiledPUCTSearch",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dlgo.zero.agent import ZeroAgent
+from dlgo.search.zero_agent import ZeroAgent
 from dlgo.zero.selfplay import SelfPlaySettings, play_game
 
 

@@ -45,7 +45,7 @@ def play_record(task: RecordTask) -> dict:
     """Play game ``task.index`` in this (worker) process and write its SGF; a short summary."""
     import numpy as np
 
-    from dlgo.zero.agent import ZeroAgent
+    from dlgo.search.zero_agent import ZeroAgent
     from dlgo.zero.selfplay import SelfPlaySettings, play_game
 
     key = (task.model, task.size)

@@ -169,7 +169,7 @@ def with_rollouts(agent: PUCTAgent, weight: float, seed: int | None = None) -> P
 
 def make_player(name: str, spec: dict, args: argparse.Namespace) -> SearchPlayer:
     """Side ``spec`` (``parse_side``) as a player on ``args.model`` (one thread, no early stop)."""
-    from dlgo.zero.agent import ZeroAgent
+    from dlgo.search.zero_agent import ZeroAgent
 
     agent = ZeroAgent.from_model(
         args.model, board_size=args.size, seed=args.seed, threads=1, runtime=args.runtime,

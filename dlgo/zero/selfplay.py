@@ -49,8 +49,8 @@ from dlgo.gotypes import Player, Point
 from dlgo.scoring import area_ownership, compute_game_result
 from dlgo.search import SearchBudget
 from dlgo.search.gumbel import gumbel_search
+from dlgo.search.zero_agent import ZeroAgent, default_temperature_moves
 from dlgo.sgf import write_game
-from dlgo.zero.agent import ZeroAgent, default_temperature_moves
 from dlgo.zero.experience import ZeroExperienceBuffer
 from dlgo.zero.starts import corner_start
 

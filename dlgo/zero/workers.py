@@ -91,7 +91,7 @@ def _agent(blob: ModelBlob, role: str, board_size: int, params: dict[str, Any], 
     key = (blob.name, role)
     agent = _AGENTS.get(key)
     if agent is None:
-        from dlgo.zero.agent import ZeroAgent
+        from dlgo.search.zero_agent import ZeroAgent
 
         if _FOLDER is None:
             _FOLDER = tempfile.TemporaryDirectory(prefix="dlgo-zero-worker-")

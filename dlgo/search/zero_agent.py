@@ -4,9 +4,12 @@
     move = agent.select_move(game_state)                 # most visited move
     result = agent.search(game_state, SearchBudget(max_seconds=1.0))   # for the GTP engine
 
-The search itself is ``dlgo.search.PUCTAgent``; this adds the Zero network (``from_model``) and
+The search itself is ``dlgo.search.PUCTAgent``; this adds the Zero network (``from_model``), the
+``zero`` config table (``from_params``: the engine's agent kind, ``dlgo.agent_registry``) and
 AlphaGo Zero's self-play default: the first 30 moves (scaled to the board's area) sampled at
-temperature 1.
+temperature 1. It plays in the engine and in the Zero training loop (``dlgo.zero``), and
+imports nothing of the training wing: ``from_model`` loads no Keras or TensorFlow when an ONNX
+export of the model is there (``dlgo.inference.onnx_cache``).
 """
 
 from __future__ import annotations
@@ -59,9 +62,10 @@ class ZeroAgent(PUCTAgent):
         cls, params: Mapping[str, Any], board_size: int, *, evaluator: Any = None, **extra: Any
     ) -> ZeroAgent:
         """The agent for a full table of the ``zero`` config keys (``dlgo.agent_registry`` fills
-        in defaults and aliases and checks the model file; the Zero loop's workers give every key):
-        the one place those keys become a ``ZeroAgent``. ``evaluator``: search on this one instead
-        of loading ``params["model"]``; ``extra``: further ``PUCTAgent`` arguments (``self_play``)."""
+        in defaults and aliases, checks the model file and gives ``seed`` -1 as None; the Zero
+        loop's workers give every key): the one place those keys become a ``ZeroAgent``.
+        ``evaluator``: search on this one instead of loading ``params["model"]``; ``extra``:
+        further ``PUCTAgent`` arguments (``self_play``)."""
         # config key -> constructor argument; a missing key keeps the constructor's default
         search: dict[str, Any] = {arg: kind(params[key]) for key, (arg, kind) in _SEARCH_KEYS.items() if key in params}
         seed = params.get("seed", -1)
