@@ -469,3 +469,68 @@ def test_no_module_reaches_into_another_modules_private_members():
         for line, code in private_reaches(path.read_text(encoding="utf-8"))
     ]
     assert not reaches, "private members used outside their module (add a public interface):\n" + "\n".join(reaches)
+
+
+# --- one game runner ----------------------------------------------------------------------------
+# Every game the library plays in-process goes through ``dlgo.game_runner.play_game`` (as KataGo's
+# play.cpp is one loop): self-play, gating, the search A/B, RL's simulated games, the benchmark.
+# A game loop is a ``while`` loop that plays moves on a game state (calls ``apply_move``); a
+# ``for`` loop over a fixed number of moves (an opening drawn from a policy, a corner start, a
+# benchmark's middle-game position) plays a prefix, not a game, and the end of a game is not its
+# business. The ``while`` loops that apply moves and are not in-process games, each with its reason:
+GAME_LOOPS_ALLOWED = {
+    ("dlgo/game_runner.py", "play_game"): "the runner itself",
+    ("dlgo/match/referee.py", "_play_moves"): "a match between two GTP programs (the anchor's GNU Go "
+    "games): the programs choose, pass and resign, the referee relays moves, keeps clocks and forfeits",
+    ("dlgo/bench/soak.py", "play_soak_game"): "the engine's process against GNU Go over GTP, a test of "
+    "the engine's clock: the programs decide the moves and the end",
+    ("dlgo/bench/nn.py", "sample_states"): "not a game: random positions to time the network on, "
+    "collected until there are enough",
+    ("dlgo/mcts/mcts.py", "add_random_child"): "not a game: a tree node tries untried moves until one is legal",
+    ("dlgo/search/puct.py", "_descend"): "not a game: one descent of the search tree",
+}
+
+
+def game_loops(source: str) -> list[tuple[int, str]]:
+    """(line, function) of every ``while`` loop in ``source`` that calls ``.apply_move``."""
+    tree = ast.parse(source)
+    found = []
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.While) and any(
+                isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "apply_move"
+                for call in ast.walk(node)
+            ):
+                found.append((node.lineno, function.name))
+    return sorted(set(found))
+
+
+def test_the_game_loop_check_sees_while_loops_that_apply_moves():
+    source = """
+def replay(state, moves):
+    for move in moves:
+        state = state.apply_move(move)
+    return state
+
+def game(state, agent):
+    while not state.is_over():
+        state = state.apply_move(agent.select_move(state))
+    return state
+"""
+    assert game_loops(source) == [(8, "game")]
+
+
+def test_no_module_but_the_runner_plays_a_game_loop():
+    loops = []
+    seen = set()
+    for path in SOURCES:
+        name = path.relative_to(ROOT).as_posix()
+        for line, function in game_loops(path.read_text(encoding="utf-8")):
+            seen.add((name, function))
+            if (name, function) not in GAME_LOOPS_ALLOWED:
+                loops.append(f"{name}:{line}: {function}")
+    assert not loops, "a game loop outside dlgo.game_runner (play it through play_game):\n" + "\n".join(loops)
+    stale = sorted(set(GAME_LOOPS_ALLOWED) - seen)
+    assert not stale, f"allowed game loops that are gone (drop them from GAME_LOOPS_ALLOWED): {stale}"

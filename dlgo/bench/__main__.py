@@ -75,16 +75,14 @@ def bench_mcts(size: int, rounds: int, seed: int) -> dict:
 
 def bench_selfplay(size: int, games: int, seed: int) -> dict:
     from dlgo.agent.naive import RandomBot
+    from dlgo.game_runner import AgentPlayer, play_game
     from dlgo.goboard import GameState
 
-    bot = RandomBot(seed=seed)
+    bot = AgentPlayer(RandomBot(seed=seed))
     moves = 0
     start = time.perf_counter()
-    for _ in range(games):
-        state = GameState.new_game(size)
-        while not state.is_over():
-            state = state.apply_move(bot.select_move(state))
-            moves += 1
+    for _ in range(games):  # to two passes, uncapped and uncounted: the rules core's speed
+        moves += len(play_game(bot, bot, GameState.new_game(size), max_moves=None).moves)
     elapsed = time.perf_counter() - start
     return {
         "benchmark": "selfplay",

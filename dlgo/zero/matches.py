@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from dlgo.parallel import task_seed
 from dlgo.zero.loop_config import GatingSettings
 from dlgo.zero.report import ELO_CLIP, ELO_COLUMNS, read_csv, write_csv
-from dlgo.zero.workers import GatingGame, GatingTask, ModelBlob, play_gating_task
+from dlgo.zero.workers import GatingGame, GatingTask, ModelBlob, gating_resign, play_gating_task
 
 if TYPE_CHECKING:
     from dlgo.zero.training_loop import ZeroLoop
@@ -96,6 +96,7 @@ def play_gating(loop: ZeroLoop, candidate: Path) -> tuple[dict[int, dict[str, An
                 loop.config.selfplay.batch_size,
                 loop.config.selfplay.runtime,
                 loop.config.selfplay.cleanup_playouts,
+                gating_resign(loop.config.selfplay),
             )  # fmt: skip
             for i in range(g.games)
             if i not in games

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dlgo.game_runner import play_game
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.match.stats import elo_interval, wilson_interval
-from dlgo.scoring import compute_game_result
 from dlgo.search import PUCTAgent, SearchBudget
 from dlgo.search.gumbel import gumbel_search
 
@@ -81,17 +81,30 @@ def opening(evaluator, size: int, moves: int, rng: np.random.Generator, komi: fl
     return state
 
 
+class _Playing:
+    """A ``SearchPlayer`` as the game runner's player: no resign signal, its move on the match's
+    random generator."""
+
+    def __init__(self, player: SearchPlayer, rng: np.random.Generator) -> None:
+        self.player = player
+        self.rng = rng
+
+    def evaluate(self, state: GameState, index: int) -> float | None:
+        return None
+
+    def select(self, state: GameState, index: int) -> Move:
+        return self.player.move(state, self.rng)
+
+
 def play_out(start: GameState, black: SearchPlayer, white: SearchPlayer, rng: np.random.Generator) -> int:
-    """The game from ``start`` to two passes (or twice the points in moves): +1 when Black wins
-    by the area count (every stone alive), -1 when White does, 0 for a draw."""
+    """The game from ``start`` to two passes (or twice the points in moves, the opening's
+    included) on the game runner: +1 when Black wins by the area count (every stone alive), -1
+    when White does, 0 for a draw."""
     for player in (black, white):
         player.agent.clear_tree()
     limit = 2 * start.board.num_rows * start.board.num_cols
-    state = start
-    while not state.is_over() and state.move_number < limit:
-        player = black if state.next_player is Player.black else white
-        state = state.apply_move(player.move(state, rng))
-    winner = compute_game_result(state).winner
+    outcome = play_game(_Playing(black, rng), _Playing(white, rng), start, max_moves=max(0, limit - start.move_number))
+    winner = outcome.winner
     return 0 if winner is None else (1 if winner is Player.black else -1)
 
 

@@ -34,15 +34,18 @@ finished games.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from dlgo.agent.termination import ResignPolicy, cleanup_move
-from dlgo.deadstones import count
+from dlgo.agent.termination import ResignPolicy
 from dlgo.encoders import get_encoder_by_name
+from dlgo.game_runner import EndPolicy, MoveEvent
+from dlgo.game_runner import cleanup_capture as runner_cleanup_capture
+from dlgo.game_runner import play_game as run_game
 from dlgo.geometry import BLACK, WHITE
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
@@ -243,10 +246,48 @@ def cleanup_capture(state: GameState, playouts: int) -> Move | None:
     live, and the engine rated a one-eyed group alive until GNU Go captured it. So a player about
     to pass while the playout count (``dlgo.deadstones``) finds dead opponent stones attacks
     them (a liberty of theirs), and the opponent's search answers. Both passes are checked, the
-    first one too, so neither side's dead stones outlast the game.
+    first one too, so neither side's dead stones outlast the game. The game runner does it
+    (``dlgo.game_runner.EndPolicy.cleanup_playouts``); this is its rule, kept here by name.
     """
-    decision = cleanup_move(state, [], count(state, playouts))
-    return None if decision is None else decision.move
+    return runner_cleanup_capture(state, playouts)
+
+
+class SelfPlayPlayer:
+    """The Zero agent as a self-play player (``dlgo.game_runner.GamePlayer``): a full search
+    (noise, a policy target) on a share ``full_search_fraction`` of the moves, a fast one
+    otherwise (KataGo's playout cap randomization), temperature 1 for the first moves.
+
+    ``last_full`` and ``statistics`` describe the search of the latest move, for the recording."""
+
+    def __init__(self, agent: ZeroAgent, settings: SelfPlaySettings, rng: np.random.Generator) -> None:
+        self.agent = agent
+        self.settings = settings
+        self.rng = rng
+        self.last_full = False
+        self.statistics = None
+        self._chosen: Move | None = None  # the Gumbel search's own move
+
+    def evaluate(self, state: GameState, index: int) -> float | None:
+        s, tree = self.settings, self.agent.tree
+        self.last_full = full = bool(self.rng.random() < s.full_search_fraction)
+        self._chosen = None
+        if full and s.root_search == "gumbel":
+            self._chosen = gumbel_search(tree, state, s.full_visits, s.gumbel_considered, self.rng).move
+        else:
+            tree.search(state, SearchBudget(max_visits=s.full_visits if full else s.fast_visits), self_play=full)
+        self.statistics = stats = tree.last_statistics
+        return None if stats is None else max(stats.root_value, stats.best_value)
+
+    def select(self, state: GameState, index: int) -> Move | None:
+        if self.statistics is None:
+            return None  # no search statistics: the game stops here
+        if self._chosen is not None:  # drawn already: the Gumbel draw is its exploration
+            move = self._chosen
+        elif index < self.settings.temperature_limit():
+            move = self.agent.tree.sample_move(1.0)
+        else:
+            move = self.agent.tree.most_visited()
+        return move if move is not None else Move.pass_turn()
 
 
 def play_game(
@@ -256,18 +297,18 @@ def play_game(
     resign_allowed: bool = True,
     names: tuple[str, str] = ("dlgo-zero", "dlgo-zero"),
 ) -> SelfPlayGame:
-    """Play one self-play game with ``agent`` (its search, in self-play mode on full searches)."""
+    """Play one self-play game with ``agent`` (its search, in self-play mode on full searches)
+    on the game runner (``dlgo.game_runner``); this keeps what self-play records."""
     started = time.monotonic()
     size = settings.board_size
     encoder = get_encoder_by_name("zero", size)
     agent.clear_tree()
-    tree = agent.tree
     corner = settings.corner_start_fraction > 0 and rng.random() < settings.corner_start_fraction
     komi = settings.game_komi(rng)
     if corner:
-        state = corner_start(agent.evaluator, size, komi, rng)
+        start = corner_start(agent.evaluator, size, komi, rng)
     else:
-        state = GameState.new_game(size, komi=komi)
+        start = GameState.new_game(size, komi=komi)
     planes: list[np.ndarray] = []
     policies: list[np.ndarray] = []
     recorded_movers: list[int] = []
@@ -275,72 +316,38 @@ def play_game(
     values: list[float] = []
     movers: list[int] = []
     moves: list[str] = []
-    resign_policy = settings.resign_policy()
-    resign_start = resign_policy.first_move_for(state)
-    # each player's resign signals, the latest first; None before the resign rule applies,
-    # so a run of lost moves only counts from there
-    own_signals: dict[int, list[float | None]] = {1: [], -1: []}
-    resigner: int | None = None
-    first_crossing: int | None = None
-    full_searches = visits = 0
-    limit = settings.move_limit()
-    cleanups_left = settings.points // 4 if settings.cleanup_playouts else 0
-    cleanup_moves = 0
-    while not state.is_over() and len(moves) < limit:
-        mover = 1 if state.next_player is Player.black else -1
-        full = bool(rng.random() < settings.full_search_fraction)
-        chosen = None  # the Gumbel search's own move
-        if full and settings.root_search == "gumbel":
-            chosen = gumbel_search(tree, state, settings.full_visits, settings.gumbel_considered, rng).move
-        else:
-            budget = SearchBudget(max_visits=settings.full_visits if full else settings.fast_visits)
-            tree.search(state, budget, self_play=full)
-        stats = tree.last_statistics
-        if stats is None:
-            break
+    resign_policy = dataclasses.replace(settings.resign_policy(), enabled=resign_allowed)
+    resign_start = resign_policy.first_move_for(start)
+    player = SelfPlayPlayer(agent, settings, rng)
+    visits = 0
+
+    def record(event: MoveEvent) -> None:
+        nonlocal visits
+        stats = player.statistics
+        mover = 1 if event.mover is Player.black else -1
         visits += stats.new_visits
-        if full:
-            full_searches += 1
-            planes.append(encoder.encode(state))
+        # a full search's target is a position to learn from, unless a cleanup capture
+        # replaced the pass it chose
+        if player.last_full and not event.cleanup:
+            planes.append(encoder.encode(event.state))
             policies.append(stats.training_target())
             recorded_movers.append(mover)
             root_values.append(stats.root_value)
-        signal = max(stats.root_value, stats.best_value)
-        values.append(signal)
+        values.append(event.signal)
         movers.append(mover)
-        lost = resign_policy.is_lost(state, len(moves), signal, own_signals[mover])
-        own_signals[mover].insert(0, signal if len(moves) >= resign_start else None)
-        if lost:
-            if first_crossing is None:
-                first_crossing = mover
-            if resign_allowed:
-                resigner = mover
-                break
-        if chosen is not None:  # drawn already: the Gumbel draw is its exploration
-            move = chosen
-        elif len(moves) < settings.temperature_limit():
-            move = tree.sample_move(1.0)
-        else:
-            move = tree.most_visited()
-        move = move if move is not None else Move.pass_turn()
-        if move.is_pass and cleanups_left > 0:
-            capture = cleanup_capture(state, settings.cleanup_playouts)
-            if capture is not None:
-                move, cleanups_left, cleanup_moves = capture, cleanups_left - 1, cleanup_moves + 1
-                if full:  # its target is the pass that was not played: not a position to learn from
-                    full_searches -= 1
-                    del planes[-1], policies[-1], recorded_movers[-1], root_values[-1]
-        moves.append(_vertex(move))
-        state = state.apply_move(move)
+        if not event.move.is_resign:
+            moves.append(_vertex(event.move))
 
-    if resigner is not None:
-        winner = -resigner
-        result = f"{'B' if winner == 1 else 'W'}+R"
-    else:
-        counted = compute_game_result(state)
-        w = counted.winner
-        winner = 0 if w is None else (1 if w is Player.black else -1)
-        result = "0" if winner == 0 else f"{'B' if winner == 1 else 'W'}+{counted.winning_margin:g}"
+    end = EndPolicy(resign=resign_policy, cleanup_playouts=settings.cleanup_playouts)
+    outcome = run_game(player, player, start, max_moves=settings.move_limit(), end=end, on_move=record)
+    state = outcome.final_state
+    resigner = None if outcome.resigned is None else (1 if outcome.resigned is Player.black else -1)
+    first_crossing = None if outcome.first_lost is None else (1 if outcome.first_lost is Player.black else -1)
+    full_searches = len(planes)
+    cleanup_moves = outcome.cleanup_moves
+    w = outcome.winner
+    winner = 0 if w is None else (1 if w is Player.black else -1)
+    result = outcome.result_text
     rewards = np.array([winner * m for m in recorded_movers], dtype=np.float32)
     rows = encoder.shape()
     counted = final_targets(state) if resigner is None and state.is_over() else None  # resigned/capped: none

@@ -14,6 +14,7 @@ only the learner's machine writes the replay buffer).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -25,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from dlgo.agent.termination import ResignPolicy
 from dlgo.inference.card import card_path
 from dlgo.parallel import ProcessPool, init_worker, on_worker_exit
 
@@ -33,6 +35,9 @@ __all__ = [
     "SelfPlayTask",
     "GatingTask",
     "GatingGame",
+    "GatingPlayer",
+    "GATING_RESIGN",
+    "gating_resign",
     "play_selfplay_task",
     "play_gating_task",
     "RayPool",
@@ -129,6 +134,19 @@ def play_selfplay_task(task: SelfPlayTask) -> tuple[SelfPlayTask, list]:
     return _light(task), games
 
 
+#: Gating's resign rule when the loop gives none: the engine's rule in value units, on a
+#: threshold low enough that a wrong resignation is rare (the verdict counts every game).
+GATING_RESIGN = ResignPolicy(threshold=-0.95, consecutive_moves=2)
+
+
+def gating_resign(settings: Any) -> ResignPolicy:
+    """Gating's resign rule for a loop's ``SelfPlaySettings``: self-play's run of lost moves and
+    first move, on gating's own threshold (a calibrated self-play threshold trades a few wrong
+    resignations for speed; a gate counts every game)."""
+    policy = settings.resign_policy()
+    return dataclasses.replace(policy, threshold=GATING_RESIGN.threshold)
+
+
 @dataclass(frozen=True)
 class GatingTask:
     iteration: int
@@ -144,6 +162,7 @@ class GatingTask:
     batch_size: int = 8
     runtime: str = "fp32"
     cleanup_playouts: int = 0  # as self-play's: dead stones are captured before the count
+    resign: ResignPolicy = GATING_RESIGN  # in value units, as self-play's
 
 
 @dataclass
@@ -156,15 +175,44 @@ class GatingGame:
     sgf: str
 
 
+class GatingPlayer:
+    """A Zero agent in a gating game (``dlgo.game_runner.GamePlayer``): a competitive search (no
+    noise) of ``visits``, the first ``temperature_moves`` moves sampled from the visits so the
+    games differ, then the engine's choice (the search's best move by its ``select_by``); the
+    resign signal is self-play's, ``max(root value, best move's value)``."""
+
+    def __init__(self, agent: Any, visits: int, temperature_moves: int) -> None:
+        self.agent = agent
+        self.visits = visits
+        self.temperature_moves = temperature_moves
+        self.result = None
+
+    def evaluate(self, state: Any, index: int) -> float | None:
+        from dlgo.search import SearchBudget
+
+        self.result = self.agent.search(state, SearchBudget(max_visits=self.visits))
+        stats = self.agent.tree.last_statistics
+        return None if stats is None else max(stats.root_value, stats.best_value)
+
+    def select(self, state: Any, index: int) -> Any:
+        from dlgo.goboard import Move
+
+        if index < self.temperature_moves:
+            move = self.agent.tree.sample_move(1.0)
+        else:
+            best = self.result.best if self.result is not None else None
+            move = best.move if best is not None else None
+        return move if move is not None else Move.pass_turn()
+
+
 def play_gating_task(task: GatingTask) -> tuple[GatingTask, GatingGame]:
-    """One game candidate against best: competitive search (no noise), the first
-    ``temperature_moves`` moves sampled from the visits so the games differ."""
-    from dlgo.goboard import GameState, Move
+    """One game candidate against best on the game runner (``dlgo.game_runner``): the engine's
+    move selection and resign rule (``task.resign``), dead stones captured before the count
+    with ``cleanup_playouts``, at most twice the board's points in moves."""
+    from dlgo.game_runner import EndPolicy, play_game
+    from dlgo.goboard import GameState
     from dlgo.gotypes import Player
-    from dlgo.scoring import compute_game_result
-    from dlgo.search import SearchBudget
     from dlgo.sgf import write_game
-    from dlgo.zero.selfplay import cleanup_capture
 
     rng = np.random.default_rng(task.seed)
     params = {"rounds": task.visits, "exploration": task.c_puct, "batch_size": task.batch_size, "seed": task.seed}
@@ -172,48 +220,28 @@ def play_gating_task(task: GatingTask) -> tuple[GatingTask, GatingGame]:
     cand = _agent(task.candidate, "candidate", task.board_size, params)
     best = _agent(task.best, "best", task.board_size, params)
     candidate_black = task.index % 2 == 0
-    players = {Player.black: cand if candidate_black else best, Player.white: best if candidate_black else cand}
     for a in (cand, best):
         a.clear_tree()
         a.tree.rng = np.random.default_rng(int(rng.integers(1 << 31)))
-    state = GameState.new_game(task.board_size, komi=task.komi)
-    limit = 2 * task.board_size * task.board_size
-    moves = 0
-    cleanups_left = task.board_size**2 // 4 if task.cleanup_playouts else 0
-    resigned: Player | None = None
-    while not state.is_over() and moves < limit:
-        agent = players[state.next_player]
-        agent.tree.search(state, SearchBudget(max_visits=task.visits))
-        stats = agent.tree.last_statistics
-        if stats is not None and moves > task.board_size * 2 and max(stats.root_value, stats.best_value) < -0.95:
-            resigned = state.next_player
-            break
-        if moves < task.temperature_moves:
-            move = agent.tree.sample_move(1.0)
-        else:
-            move = agent.tree.most_visited()
-        move = move if move is not None else Move.pass_turn()
-        if move.is_pass and cleanups_left > 0:
-            capture = cleanup_capture(state, task.cleanup_playouts)
-            if capture is not None:
-                move, cleanups_left = capture, cleanups_left - 1
-        state = state.apply_move(move)
-        moves += 1
-    if resigned is not None:
-        winner_player: Player | None = resigned.other
-        result = f"{'B' if winner_player is Player.black else 'W'}+R"
-    else:
-        counted = compute_game_result(state)
-        winner_player = counted.winner
-        letter = "B" if winner_player is Player.black else "W"
-        result = "0" if winner_player is None else f"{letter}+{counted.winning_margin:g}"
+    cand_player = GatingPlayer(cand, task.visits, task.temperature_moves)
+    best_player = GatingPlayer(best, task.visits, task.temperature_moves)
+    black, white = (cand_player, best_player) if candidate_black else (best_player, cand_player)
+    outcome = play_game(
+        black,
+        white,
+        GameState.new_game(task.board_size, komi=task.komi),
+        max_moves=2 * task.board_size * task.board_size,
+        end=EndPolicy(resign=task.resign, cleanup_playouts=task.cleanup_playouts),
+    )
+    winner_player = outcome.winner
     if winner_player is None:
         winner = 0
     else:
         winner = 1 if (winner_player is Player.black) == candidate_black else -1
     names = ("candidate", "best") if candidate_black else ("best", "candidate")
-    sgf = write_game(state, black_name=names[0], white_name=names[1], result=result, komi=task.komi)
-    return _light(task), GatingGame(task.index, candidate_black, winner, result, moves, sgf)
+    result = outcome.result_text
+    sgf = write_game(outcome.final_state, black_name=names[0], white_name=names[1], result=result, komi=task.komi)
+    return _light(task), GatingGame(task.index, candidate_black, winner, result, len(outcome.moves), sgf)
 
 
 def _light(task: Any) -> Any:
