@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 __all__ = ["CountedGame", "counted_games", "main"]
 
+
 @dataclass(frozen=True)
 class CountedGame:
     game_id: str
