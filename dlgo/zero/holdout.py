@@ -61,7 +61,7 @@ def aux_metrics(names: list[str], outputs: list[list[np.ndarray]], data: ZeroExp
     target = np.asarray(data.ownership[counted], dtype=np.float32)
     decided = target != 0
     return {
-        "aux_positions": float(counted.sum()),
+        "counted_positions": float(counted.sum()),
         "ownership_accuracy": float((np.sign(ownership) == target)[decided].mean()) if decided.any() else float("nan"),
         "score_mae": float(np.abs(score - data.score[counted]).mean()),
     }

@@ -366,7 +366,7 @@ def _train(args: argparse.Namespace) -> int:
     card = read_card(kept)
     held = (
         "top1", "policy_xent", "value_mse", "value_bias_black", "positions", "teacher_moves",
-        "ownership_accuracy", "score_mae", "aux_positions",
+        "ownership_accuracy", "score_mae", "counted_positions",
     )  # fmt: skip
     card.metrics = {
         "held_out": {k: best[k] for k in held if k in best},
