@@ -24,6 +24,7 @@ DOCS = [
     "docs/rl.md",
     "docs/game-tree-search.md",
     "docs/strength.md",
+    "docs/architecture.md",
     "experiments/README.md",
 ]
 REPO_PATH = re.compile(r"`((?:gtp_engine|dlgo_web|dlgo|scripts|experiments|configs|tests|docs|weights)/[^`\s]+)`")
