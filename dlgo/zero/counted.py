@@ -27,13 +27,12 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
-
 from dlgo.data.counted import CountedRecord, iter_counted
 from dlgo.encoders import get_encoder_by_name
 from dlgo.gotypes import Player
 from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer
-from dlgo.zero.selfplay import final_targets, movers_aux_targets
+from dlgo.zero.recorded import move_target, recorded_experience
+from dlgo.zero.selfplay import final_targets
 
 __all__ = ["ITERATION", "CountCheck", "check_count", "counted_experience", "convert_counted"]
 
@@ -79,20 +78,9 @@ def counted_experience(
         if move.is_resign or player != state.next_player:
             continue  # a record that lets one side move twice: no position to learn from
         planes.append(encoder.encode(state))
-        target = np.zeros(encoder.num_moves(), dtype=np.float32)
-        target[encoder.num_moves() - 1 if move.is_pass else encoder.encode_move(move)] = 1.0
-        policies.append(target)
+        policies.append(move_target(encoder, move))
         movers.append(1 if player == Player.black else -1)
-    ownership, score, mask = movers_aux_targets(movers, final_targets(states[-1], dead_stones), encoder.num_points())
-    return ZeroExperienceBuffer(
-        np.array(planes, dtype=np.float16).reshape(-1, *encoder.shape()),
-        np.array(policies, dtype=np.float32).reshape(-1, encoder.num_moves()),
-        np.array([winner * m for m in movers], dtype=np.float32),
-        ownership=ownership,
-        score=score,
-        aux_mask=mask,
-        root_values=np.full(len(movers), np.nan, dtype=np.float32),
-    )
+    return recorded_experience(encoder, planes, policies, movers, winner, final_targets(states[-1], dead_stones))
 
 
 @dataclass

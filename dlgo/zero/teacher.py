@@ -67,7 +67,8 @@ from dlgo.match.record import FORFEITS, GameRecord, load_records, replay
 from dlgo.utils import point_from_coords
 from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, combine_experience
 from dlgo.zero.holdout import held_out_loss, holdout_metrics
-from dlgo.zero.selfplay import final_targets, movers_aux_targets
+from dlgo.zero.recorded import move_target, recorded_experience
+from dlgo.zero.selfplay import final_targets
 
 __all__ = [
     "read_match",
@@ -124,24 +125,13 @@ def game_experience(record: GameRecord, learn_from: Iterable[str]) -> ZeroExperi
         if player != state.next_player:
             raise ValueError(f"game {record.index}: {player.name} {move} out of turn")
         planes.append(encoder.encode(state))
-        target = np.zeros(encoder.num_moves(), dtype=np.float32)
-        if record.label("B" if player == Player.black else "W") in teachers:
-            target[encoder.num_moves() - 1 if move.is_pass else encoder.encode_move(move)] = 1.0
-        policies.append(target)
+        teacher = record.label("B" if player == Player.black else "W") in teachers
+        policies.append(move_target(encoder, move) if teacher else np.zeros(encoder.num_moves(), dtype=np.float32))
         movers.append(1 if player == Player.black else -1)
         state = state.apply_move(move)
     dead = counted_dead_stones(record)
     counted = None if dead is None else final_targets(state, [point_from_coords(v) for v in dead])
-    ownership, score, mask = movers_aux_targets(movers, counted, encoder.num_points())
-    return ZeroExperienceBuffer(
-        np.array(planes, dtype=np.float16).reshape(-1, *encoder.shape()),
-        np.array(policies, dtype=np.float32).reshape(-1, encoder.num_moves()),
-        np.array([winner * m for m in movers], dtype=np.float32),
-        ownership=ownership,
-        score=score,
-        aux_mask=mask,
-        root_values=np.full(len(movers), np.nan, dtype=np.float32),
-    )
+    return recorded_experience(encoder, planes, policies, movers, winner, counted)
 
 
 @dataclass
