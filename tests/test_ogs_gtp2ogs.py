@@ -155,7 +155,10 @@ def test_engine_killed_mid_game(tmp_path):
     session = run_standin(tmp_path, [f"{BLITZ},bot=white,kill=8,resign=30"], "persistent")
     check_session(session, 1)
     assert session.summary["engines_killed"] and session.engine_starts() >= 2
-    assert len(session.games[0]["moves"]) >= 29
+    # the restarted engine played on after the kill at move 8 (the game may end before the
+    # staged resignation at 30: GNU Go level 1 sometimes passes early, and the bot then ends it)
+    bot_moves = [m for m in session.games[0]["moves"][8:] if m["by"] == "bot"]
+    assert len(bot_moves) >= 2
 
 
 @needs_gtp2ogs
@@ -168,7 +171,8 @@ def test_connection_dropped_mid_game(tmp_path):
     session = run_standin(tmp_path, [f"{BLITZ},bot=black,drop=9,resign=30"], "persistent")
     check_session(session, 1)
     assert session.summary["reconnections"] == 1 and session.summary["connections"] >= 2
-    assert len(session.games[0]["moves"]) >= 29
+    bot_moves = [m for m in session.games[0]["moves"][9:] if m["by"] == "bot"]  # played on after the drop
+    assert len(bot_moves) >= 2
 
 
 # --- slow -------------------------------------------------------------------------------------------
