@@ -162,7 +162,17 @@ class BatchedTreeSearch:
     def run_until(self, done: Callable[[], bool]) -> None:
         """Collect and evaluate batches of leaves as ``search`` does until ``done()`` and no batch
         is left in flight (no visit or time limit of its own: ``done`` decides)."""
-        budget = SearchBudget()
+        self._run_batches(done, SearchBudget())
+
+    def _run_batches(
+        self,
+        done: Callable[[], bool],
+        budget: SearchBudget,
+        on_progress: Callable[[], None] | None = None,
+        progress_interval: float = 1.0,
+    ) -> None:
+        """The tree's batch loop (``run_batches``) with this search's collect, evaluate, finish and
+        abandon steps and its pipelining, until ``done()``: one place for ``search`` and ``run_until``."""
         run_batches(
             done,
             lambda unfinished: self._collect(budget, unfinished),
@@ -171,8 +181,8 @@ class BatchedTreeSearch:
             self._abandon,
             self.settings.pipeline,
             budget,
-            None,
-            1.0,
+            on_progress,
+            progress_interval,
         )
 
     # --- the search -----------------------------------------------------------------------------
@@ -192,13 +202,8 @@ class BatchedTreeSearch:
             return SearchResult(candidates=[], visits=0, winrate=0.5, elapsed=budget.elapsed())
         self._set_root(state, self_play)
         start_visits = self._visits()
-        run_batches(
+        self._run_batches(
             lambda: self._should_stop(budget, start_visits, started, self_play),
-            lambda unfinished: self._collect(budget, unfinished),
-            self._start_evaluation,
-            self._finish,
-            self._abandon,
-            self.settings.pipeline,
             budget,
             (lambda: on_progress(self.result(budget.elapsed()))) if on_progress is not None else None,
             progress_interval,
