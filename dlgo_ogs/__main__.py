@@ -82,6 +82,12 @@ def _parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
         "e.g. size=13,clock=fischer:60:10:120,bot=black,handicap=4,free,speed=live,resign=40",
     )
     p.add_argument("--opponent", default=shlex.join(GNUGO_OPPONENT), help="the opponent's GTP command")
+    p.add_argument(
+        "--opponent-min-seconds",
+        type=float,
+        default=0.3,
+        help="the opponent never answers faster (default 0.3: gtp2ogs drops chats after faster answers)",
+    )
     p.add_argument("--referee", default=shlex.join(GNUGO_REFEREE), help="GNU Go command that checks and scores")
     p.add_argument("--gtp2ogs", default="gtp2ogs", help="how to run gtp2ogs (a .js file runs with node)")
     p.add_argument("--bot-name", default="dlgo-bot", help="the bot's username")
@@ -160,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         apikey=args.apikey,
         timeout=args.timeout,
         parallel=args.parallel,
+        opponent_min_seconds=args.opponent_min_seconds,
     )
 
     def log(message: str) -> None:

@@ -37,8 +37,10 @@ class Game:
         referee_argv: list[str],
         hub: Hub,
         log: Callable[[str], None],
+        opponent_min_seconds: float = 0.0,
     ) -> None:
         self.state = state
+        self.opponent_min_seconds = opponent_min_seconds
         self.hub = hub
         self.log = log
         self._opponent_argv = opponent_argv
@@ -216,6 +218,7 @@ class Game:
             self.hub.fault(kind, self.gid)
 
     async def _opponent_turn(self) -> None:
+        await asyncio.sleep(self.opponent_min_seconds)  # outside the lock: the bot's chats still arrive
         async with self._lock:
             st = self.state
             if st.phase != "play" or st.color_to_move == st.spec.bot_color:

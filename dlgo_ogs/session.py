@@ -42,6 +42,10 @@ class SessionOptions:
     timeout: float = 3600.0  # seconds for the whole session
     linger: float = 3.0  # seconds after the last game for gtp2ogs's farewells
     parallel: int = 0  # games in play at once (0: all); the next starts when one ends
+    # The opponent never answers faster than this. A person on OGS never does; and gtp2ogs 9.0.1
+    # drops the bot's chats and variations for a move when the opponent answers within its
+    # release_delay (100 ms): the delayed release of the old move removes the new move's listener.
+    opponent_min_seconds: float = 0.3
     cwd: Path | None = None
     env: dict | None = None
 
@@ -58,7 +62,14 @@ async def run_session(opts: SessionOptions, log: Callable[[str], None]) -> dict:
     bot, opponent = Player(1, opts.bot_name, 25.0), Player(2, opts.opponent_name, 15.0)
     server = OgsServer(bot, apikey, log)
     games = [
-        Game(ServerGame(FIRST_GAME_ID + i, spec, bot, opponent), opts.opponent, opts.referee, server, log)
+        Game(
+            ServerGame(FIRST_GAME_ID + i, spec, bot, opponent),
+            opts.opponent,
+            opts.referee,
+            server,
+            log,
+            opponent_min_seconds=opts.opponent_min_seconds,
+        )
         for i, spec in enumerate(opts.games)
     ]
     server.games = {g.gid: g for g in games}

@@ -102,7 +102,19 @@ def test_variations_reach_ogs_as_analysis(clock_session):
             body = message["body"]
             assert body["type"] == "analysis" and body["engine_analysis"]["win_rate"] > 0
             assert len(body["moves"]) % 2 == 0 and body["marks"]["circle"] == body["moves"][:2]
-        assert any(c["type"] == "malkovich" for c in game["chats"])
+        # Nearly every searched move (not the opening book's first moves, not the closing passes)
+        # reaches OGS; the stand-in's opponent never answers within gtp2ogs's release_delay,
+        # after which gtp2ogs 9.0.1 drops half of them (its listener race, dlgo_ogs.session).
+        searched = {
+            number
+            for number, move in enumerate(game["moves"], start=1)
+            if move["by"] == "bot" and number > 4 and move["vertex"] != "pass"
+        }
+        # Numbered for the move they explain, or the next one when gtp2ogs read the move first.
+        chatted = {c["move_number"] - d for c in game["chats"] if c["type"] == "malkovich" for d in (0, 1)}
+        analysed = {m["move_number"] - d for m in game["analysis"] for d in (0, 1)}
+        assert len(searched & chatted) >= 0.8 * len(searched), (sorted(searched - chatted), game["game_id"])
+        assert len(searched & analysed) >= 0.8 * len(searched), (sorted(searched - analysed), game["game_id"])
         texts = [c["body"].get("en", "") for c in game["chats"] if isinstance(c["body"], dict)]
         assert any("Hi, I am dlgo" in t for t in texts) and any("Thank you" in t for t in texts)
 
