@@ -9,6 +9,8 @@ an evaluation fails.
 from __future__ import annotations
 
 import random
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -22,6 +24,7 @@ from dlgo.gotypes import Player, Point
 from dlgo.kernels import flood_words
 from dlgo.search import PUCTAgent, PUCTSearch, SearchBudget, SearchSettings
 from dlgo.search import arena as A
+from dlgo.search.base import best_move_unsure
 from dlgo.search.compiled import CompiledPUCTSearch
 from dlgo.search.tree import first_play_value
 
@@ -365,6 +368,37 @@ def test_a_search_whose_time_does_not_bank_never_stops_early(tree: str) -> None:
     search.clear()
     full = search.search(state, SearchBudget(max_visits=1000, banks_time=False)).visits
     assert early < 1000 and full == 1000, (early, full)
+
+
+@pytest.mark.parametrize("tree", ["compiled", "python"])
+def test_a_search_runs_past_its_deadline_only_while_the_best_move_is_unsure(tree: str) -> None:
+    """``SearchBudget.unsure_deadline``: past ``deadline`` the search goes on while the best move
+    leads the second by less than ``unsure_visit_ratio`` in visits; never in self-play, and never
+    past the visit limit or the stop event."""
+    state = _midgame(9, 3)
+
+    def visits(ratio: float | None, self_play: bool = False) -> int:
+        settings = SearchSettings(batch_size=8, pipeline=False)
+        if tree == "compiled":
+            search = CompiledPUCTSearch(EncodedProjectionEvaluator(9), settings)
+        else:
+            search = PUCTSearch(ProjectionEvaluator(9), settings)
+        now = time.monotonic()
+        budget = SearchBudget(max_visits=600, deadline=now - 1.0)  # the deadline has passed
+        if ratio is not None:
+            budget.unsure_deadline, budget.unsure_visit_ratio = now + 600.0, ratio
+        return search.search(state, budget, self_play=self_play).visits
+
+    assert visits(None) < 100  # no extension: one batch past the deadline
+    assert visits(1e9) == 600  # always unsure: on to the visit limit
+    assert visits(1.0) < 100  # never unsure
+    assert visits(1e9, self_play=True) < 100
+    assert best_move_unsure(np.array([10.0, 6.0, 1.0]), 2.0) and not best_move_unsure(np.array([13.0, 6.0]), 2.0)
+    assert not best_move_unsure(np.array([5.0]), 2.0)
+    stopped = SearchBudget(max_visits=600, deadline=0.0, unsure_deadline=time.monotonic() + 600.0)
+    stopped.stop = threading.Event()
+    stopped.stop.set()
+    assert not stopped.may_run_on(10)
 
 
 def test_root_priors_are_the_networks_policy_over_the_root_moves():

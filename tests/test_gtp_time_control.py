@@ -4,6 +4,7 @@ must not lose on time, start-up included."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
@@ -19,6 +20,7 @@ from dlgo.play.clock import (
     move_budget,
     move_limit,
     time_banks,
+    unsure_budget,
 )
 from gtp_engine.protocol import GtpError
 from gtp_engine.time_settings import parse_gtp_time_settings, parse_time_settings
@@ -155,6 +157,25 @@ def test_time_banks_only_where_a_move_can_save_it_for_later() -> None:
     canadian = TimeControl.from_gtp(0, 30, 5)
     assert time_banks(canadian, PlayerClock(30, 5)) and not time_banks(canadian, PlayerClock(8, 1))
     assert not time_banks(TimeControl.from_gtp(0, 2, 1), PlayerClock(2, 1))  # simple: one stone a period
+
+
+def test_an_unsure_move_may_think_longer_only_in_main_time() -> None:
+    """``time.unsure_factor``: a move whose best choice is close may run on to this many times its
+    share, within the same cap, and only where unused time would be banked."""
+    unsure = dataclasses.replace(S, unsure_factor=2.5)
+    absolute = TimeControl("absolute", 300)
+    share = move_budget(absolute, PlayerClock(200, 0), unsure, 60, 81)
+    assert unsure_budget(absolute, PlayerClock(200, 0), unsure, 60, 81) == pytest.approx(2.5 * share)
+    assert unsure_budget(absolute, PlayerClock(200, 0), S, 60, 81) is None  # factor 1: off
+    assert unsure_budget(absolute, PlayerClock(2.5, 0), unsure, 60, 81) <= 1.5  # never past the clock less lag
+    byoyomi = TimeControl("byoyomi", 60, 10, 3)
+    assert unsure_budget(byoyomi, PlayerClock(50, 0), unsure, 60, 81) > move_budget(
+        byoyomi, PlayerClock(50, 0), unsure, 60, 81
+    )
+    assert unsure_budget(byoyomi, PlayerClock(10, 2), unsure, 60, 81) is None  # a period: its share is whole
+    assert unsure_budget(TimeControl.from_gtp(0, 1, 0), PlayerClock(), unsure, 60, 81) is None  # no clock
+    capped = dataclasses.replace(unsure, max_seconds=1.0)
+    assert unsure_budget(absolute, PlayerClock(200, 0), capped, 60, 81) == 1.0
 
 
 def test_the_engine_tells_its_search_whether_time_banks() -> None:

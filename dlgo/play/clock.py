@@ -37,6 +37,7 @@ __all__ = [
     "Clock",
     "BudgetSettings",
     "move_budget",
+    "unsure_budget",
     "time_banks",
     "move_limit",
     "game_phase_weight",
@@ -207,6 +208,8 @@ class BudgetSettings:
     move_overhead: float = 0.05  # time each move costs outside the search (reserved for future moves)
     max_seconds: float = 0.0  # 0: no cap
     default_seconds: float = 0.0  # without a clock; 0: no time limit (visits only)
+    unsure_factor: float = 1.0  # main time: up to this many times the budget while the best move is unsure
+    unsure_visit_ratio: float = 2.0  # unsure: the best move has fewer than this many times the second's visits
 
     @classmethod
     def from_config(cls, time_section: Mapping[str, Any]) -> BudgetSettings:
@@ -220,6 +223,8 @@ class BudgetSettings:
             move_overhead=t["move_overhead"],
             max_seconds=t["max_seconds"],
             default_seconds=t["default_seconds"],
+            unsure_factor=t.get("unsure_factor", 1.0),
+            unsure_visit_ratio=t.get("unsure_visit_ratio", 2.0),
         )
 
 
@@ -276,7 +281,51 @@ def move_budget(
         if settings.max_seconds > 0:
             seconds = min(seconds, settings.max_seconds) if seconds > 0 else settings.max_seconds
         return seconds if seconds > 0 else None
+    budget, cap = _share_and_cap(control, clock, settings, empty, points, opponent_passed, clear_result)
+    if cap <= 0 or budget <= 0:
+        # Inside the lag buffer: answer as fast as a search can; the buffer pays for the overhead.
+        return settings.minimum
+    return _limited(min(budget, cap), settings)
 
+
+def unsure_budget(
+    control: TimeControl,
+    clock: PlayerClock,
+    settings: BudgetSettings,
+    empty: int,
+    points: int,
+    opponent_passed: bool = False,
+    clear_result: bool = False,
+) -> float | None:
+    """Seconds the next move may think while its best move is unsure (``SearchBudget.
+    unsure_deadline``): ``unsure_factor`` times :func:`move_budget`, within the same cap. Only
+    where unused time is banked (main time): a byo-yomi period's move has its whole share
+    already. None: no extension."""
+    if settings.unsure_factor <= 1.0 or control.system == "none" or not time_banks(control, clock):
+        return None
+    budget, cap = _share_and_cap(control, clock, settings, empty, points, opponent_passed, clear_result)
+    if cap <= 0 or budget <= 0:
+        return None
+    return _limited(min(settings.unsure_factor * budget, cap), settings)
+
+
+def _limited(seconds: float, settings: BudgetSettings) -> float:
+    if settings.max_seconds > 0:
+        seconds = min(seconds, settings.max_seconds)
+    return max(settings.minimum, seconds)
+
+
+def _share_and_cap(
+    control: TimeControl,
+    clock: PlayerClock,
+    settings: BudgetSettings,
+    empty: int,
+    points: int,
+    opponent_passed: bool,
+    clear_result: bool,
+) -> tuple[float, float]:
+    """This move's share of the clock, and the most it may take (both before the lag buffer's
+    floor and the max_seconds cap)."""
     lag = settings.lag_buffer
     moves_left = max(float(settings.min_moves_left), settings.moves_left_factor * empty)
     weight = game_phase_weight(empty, points)
@@ -322,11 +371,4 @@ def move_budget(
         else:
             budget = weight * shared / moves_left + 0.5 * max(0.0, period_free)
             cap = max(0.0, available) + 0.9 * max(0.0, period_free)
-
-    if cap <= 0 or budget <= 0:
-        # Inside the lag buffer: answer as fast as a search can; the buffer pays for the overhead.
-        return settings.minimum
-    budget = min(budget, cap)
-    if settings.max_seconds > 0:
-        budget = min(budget, settings.max_seconds)
-    return max(settings.minimum, budget)
+    return budget, cap

@@ -65,6 +65,19 @@ SCHEMA: dict[str, dict[str, Param]] = {
             "moves): kept back from each search and, for the moves to come, from main time",
             minimum=0.0,
         ),
+        "unsure_factor": Param(
+            float,
+            1.0,
+            "in main time a move may think up to this many times its share while its best move leads the "
+            "second by less than unsure_visit_ratio in visits (1 = never longer)",
+            minimum=1.0,
+        ),
+        "unsure_visit_ratio": Param(
+            float,
+            2.0,
+            "the best move is unsure while it has fewer than this many times the second's visits",
+            minimum=1.0,
+        ),
     },
     "resign": {
         "enabled": Param(bool, True, "resign at all"),

@@ -20,6 +20,7 @@ from dlgo.goboard import GameState, Move
 __all__ = [
     "TREES",
     "SearchBudget",
+    "best_move_unsure",
     "CandidateInfo",
     "SearchResult",
     "SearchAgent",
@@ -52,6 +53,9 @@ class SearchBudget:
     ``banks_time``: time the search leaves unused is kept for later moves (main time of a clock);
     False under a fixed time per move or in a byo-yomi period, which comes back whole for every
     move: the search then never stops early, as what it adds under the chosen move is reused.
+    ``unsure_deadline``: a later instant the search may run on to, past ``deadline``, while the
+    best move is unsure (:func:`best_move_unsure` with ``unsure_visit_ratio``): main time spent
+    where the choice is close, as Pachi extends its desired time towards its worst time.
     """
 
     max_visits: int | None = None
@@ -59,6 +63,8 @@ class SearchBudget:
     stop: threading.Event | None = None
     deadline: float | None = None
     banks_time: bool = True
+    unsure_deadline: float | None = None
+    unsure_visit_ratio: float = 2.0
 
     def __post_init__(self) -> None:
         self._start = time.monotonic()
@@ -77,6 +83,26 @@ class SearchBudget:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             return True
         return self.max_seconds is not None and self.elapsed() >= self.max_seconds
+
+    def may_run_on(self, visits: int) -> bool:
+        """Only ``deadline`` has passed, and ``unsure_deadline`` has not: the search may go on
+        while its best move is unsure."""
+        if self.unsure_deadline is None or self.deadline is None:
+            return False
+        saved, self.deadline = self.deadline, self.unsure_deadline
+        try:
+            return not self.exhausted(visits)
+        finally:
+            self.deadline = saved
+
+
+def best_move_unsure(branch_visits: np.ndarray, ratio: float) -> bool:
+    """The most visited root move leads the second by less than ``ratio`` times its visits
+    (Pachi's ``best2_ratio``): more visits may still change the move played."""
+    if len(branch_visits) < 2:
+        return False
+    second, first = np.partition(branch_visits, len(branch_visits) - 2)[-2:]
+    return bool(first < ratio * max(second, 1.0))  # a move alone with a visit or two is unsure too
 
 
 @dataclass

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from dlgo.goboard import GameState, Move
-from dlgo.search.base import ProgressCallback, SearchBudget, SearchResult
+from dlgo.search.base import ProgressCallback, SearchBudget, SearchResult, best_move_unsure
 
 __all__ = ["run_batches", "InFlight", "BatchedTreeSearch", "moves_since", "remaining_visits"]
 
@@ -233,8 +233,11 @@ class BatchedTreeSearch:
         """The budget is spent, or (outside self-play) the most visited move can no longer be overtaken."""
         visits = self._visits()
         n = self._root_branch_visits()
-        if len(n) == 0 or budget.exhausted(visits):
+        if len(n) == 0:
             return True
+        if budget.exhausted(visits):
+            # Main time: run on to the unsure deadline while another move may still overtake.
+            return self_play or not budget.may_run_on(visits) or not best_move_unsure(n, budget.unsure_visit_ratio)
         if self_play or not self.settings.early_stop:
             return False
         remaining = remaining_visits(budget, visits, visits - start_visits, time.monotonic() - started)
