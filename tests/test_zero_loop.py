@@ -249,15 +249,7 @@ def test_loop_runs_iterations_and_resumes_without_replaying_tasks(tmp_path):
     config = _tiny(tmp_path)
     loop = ZeroLoop(config, progress=False)
     # the time is up once the first task is stored: the loop stops with the iteration unfinished
-    stored: list[int] = []
-    keep = loop._store_task
-
-    def store(task, games):
-        keep(task, games)
-        stored.append(task.task)
-
-    loop._store_task = store
-    loop.time_up = lambda: bool(stored)
+    loop.time_up = lambda: bool(loop.replay.done_tasks(0))
     state = loop.run(iterations=2)
     assert state["iteration"] == 0 and state["phase"] == "selfplay"
     first = loop.replay.done_tasks(0)

@@ -5,24 +5,84 @@
   game is stored (SGF and a ``gating.jsonl`` line) as it ends, so a restart never replays one.
 - **anchor**: every new generation plays ``anchor.games`` games against GNU Go through the GTP
   engine (``dlgo.match``); its Elo against the anchor goes to ``elo.csv`` and the plot.
+
+Each match is a function of its context (``GatingContext``, ``AnchorContext``) and the loop's
+``PhaseRuntime`` (``dlgo.zero.phase``); it returns its result, and the loop updates its state.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dlgo.parallel import task_seed
-from dlgo.zero.loop_config import GatingSettings
+from dlgo.zero.loop_config import AnchorSettings, GatingSettings
+from dlgo.zero.phase import PhaseRuntime, iteration_dir
 from dlgo.zero.report import ELO_CLIP, ELO_COLUMNS, read_csv, write_csv
+from dlgo.zero.selfplay import SelfPlaySettings
 from dlgo.zero.workers import GatingGame, GatingTask, ModelBlob, gating_resign, play_gating_task
 
-if TYPE_CHECKING:
-    from dlgo.zero.training_loop import ZeroLoop
+__all__ = [
+    "AnchorContext",
+    "GatingContext",
+    "GatingResult",
+    "gate_verdict",
+    "gating_games",
+    "play_anchor",
+    "play_gating",
+    "store_gating_game",
+]
 
-__all__ = ["gate_verdict", "gating_games", "play_gating", "store_gating_game", "play_anchor"]
+
+@dataclass(frozen=True)
+class GatingContext:
+    """What one iteration's gate needs. ``selfplay`` is the config's ``[selfplay]`` (board, komi,
+    search, runtime, clean-up and resign rules), not the calibrated threshold of the state."""
+
+    out: Path  # the run folder: iter-NNNN/ gets the SGFs and gating.jsonl
+    iteration: int
+    candidate: Path
+    best: Path
+    gating: GatingSettings
+    selfplay: SelfPlaySettings
+    seed: int
+
+
+@dataclass(frozen=True)
+class GatingResult:
+    games: dict[int, dict[str, Any]]  # every game stored so far, by number
+    verdict: bool | None  # None: stopped while open
+
+    @property
+    def wins(self) -> int:
+        return sum(r["winner"] == 1 for r in self.games.values())
+
+    @property
+    def losses(self) -> int:
+        return sum(r["winner"] == -1 for r in self.games.values())
+
+    @property
+    def draws(self) -> int:
+        return len(self.games) - self.wins - self.losses
+
+
+@dataclass(frozen=True)
+class AnchorContext:
+    """What one generation's anchor match needs (``[anchor]``, and the state fields its row names)."""
+
+    out: Path  # the run folder: anchor/gen-NNNN/ and elo.csv
+    generation: int
+    iteration: int
+    best: Path  # the generation's network
+    anchor: AnchorSettings
+    board_size: int
+    resign_winrate: float  # the engine's resign.threshold
+    workers: int  # games at once
+    total_games: int  # the replay so far, for the Elo row
+    total_positions: int
 
 
 def gating_games(out: Path, iteration: int) -> dict[int, dict[str, Any]]:
@@ -70,40 +130,39 @@ def store_gating_game(d: Path, game: GatingGame) -> None:
         os.fsync(f.fileno())
 
 
-def play_gating(loop: ZeroLoop, candidate: Path) -> tuple[dict[int, dict[str, Any]], bool | None]:
-    """Play the iteration's missing gating games on the loop's workers (stopping once the
+def play_gating(ctx: GatingContext, runtime: PhaseRuntime) -> GatingResult:
+    """Play the iteration's missing gating games on the runtime's workers (stopping once the
     verdict is certain or the time is up); returns the games and the verdict (None: open)."""
-    it = loop.state["iteration"]
-    g = loop.config.gating
-    d = loop.iteration_dir(it)
-    games = gating_games(loop.out, it)
-    clock = loop.start_clock("gate")
+    it, g, play = ctx.iteration, ctx.gating, ctx.selfplay
+    d = iteration_dir(ctx.out, it)
+    games = gating_games(ctx.out, it)
+    clock = runtime.clock("gate")
     verdict = gate_verdict(games, g)
     if verdict is None:
-        cand_blob, best_blob = ModelBlob.from_file(candidate), ModelBlob.from_file(loop.best_path)
+        cand_blob, best_blob = ModelBlob.from_file(ctx.candidate), ModelBlob.from_file(ctx.best)
         tasks = [
             GatingTask(
                 it,
                 i,
-                task_seed(loop.config.loop.seed, it, 1 << 21, i),
+                task_seed(ctx.seed, it, 1 << 21, i),
                 cand_blob,
                 best_blob,
-                loop.config.selfplay.board_size,
-                loop.config.selfplay.komi,
+                play.board_size,
+                play.komi,
                 g.visits,
                 g.temperature_moves,
-                loop.config.selfplay.c_puct,
-                loop.config.selfplay.batch_size,
-                loop.config.selfplay.runtime,
-                loop.config.selfplay.cleanup_playouts,
-                gating_resign(loop.config.selfplay),
+                play.c_puct,
+                play.batch_size,
+                play.runtime,
+                play.cleanup_playouts,
+                gating_resign(play),
             )  # fmt: skip
             for i in range(g.games)
             if i not in games
         ]
-        bar = loop.progress_bar(g.games, f"gating it {it}", initial=len(games))
+        bar = runtime.progress_bar(g.games, f"gating it {it}", initial=len(games))
         try:
-            results = loop.run_on_workers(play_gating_task, tasks)
+            results = runtime.run_on_workers(play_gating_task, tasks)
             for _, game in results:
                 store_gating_game(d, game)
                 games[game.index] = {"index": game.index, "winner": game.winner}
@@ -113,38 +172,36 @@ def play_gating(loop: ZeroLoop, candidate: Path) -> tuple[dict[int, dict[str, An
                     bar.update(1)
                     bar.set_postfix_str(f"candidate {w}-{lo} best")
                 verdict = gate_verdict(games, g)
-                if verdict is not None or loop.time_up():
+                if verdict is not None or runtime.time_up():
                     results.close()
                     break
         finally:
             if bar is not None:
                 bar.close()
     clock.stop()
-    return games, verdict
+    return GatingResult(games, verdict)
 
 
-def play_anchor(loop: ZeroLoop) -> None:
-    """The best generation's games against GNU Go; its Elo row goes to ``elo.csv``."""
+def play_anchor(ctx: AnchorContext, runtime: PhaseRuntime) -> dict[str, Any]:
+    """The generation's games against GNU Go; its Elo row goes to ``elo.csv`` and is returned."""
     from dlgo.match import GameRules, MatchSettings, dlgo_player, gnugo_player
     from dlgo.match.runner import run_match
     from dlgo.match.stats import elo_from_rate, elo_interval
 
-    a = loop.config.anchor
-    gen = loop.state["generation"]
-    size = loop.config.selfplay.board_size
-    clock = loop.start_clock("anchor")
+    a, gen, size = ctx.anchor, ctx.generation, ctx.board_size
+    clock = runtime.clock("anchor")
     engine = dlgo_player(
         None, label=f"zero-gen{gen}",
         sets=(
-            "agent=zero", f"zero.model={loop.best_path}", f"zero.rounds={a.visits}", "zero.threads=1",
-            "time.default_seconds=0", f"engine.board_size={size}", f"resign.threshold={loop.resign_winrate:.3f}",
+            "agent=zero", f"zero.model={ctx.best}", f"zero.rounds={a.visits}", "zero.threads=1",
+            "time.default_seconds=0", f"engine.board_size={size}", f"resign.threshold={ctx.resign_winrate:.3f}",
         ),
     )  # fmt: skip
     opponent = gnugo_player(a.level)
     rules = GameRules(size=size, komi=a.komi)
-    settings = MatchSettings(engine, opponent, a.games, rules, jobs=loop.config.loop.workers)
+    settings = MatchSettings(engine, opponent, a.games, rules, jobs=ctx.workers)
     try:
-        result = run_match(settings, loop.out / "anchor" / f"gen-{gen:04d}", progress=loop.progress)
+        result = run_match(settings, ctx.out / "anchor" / f"gen-{gen:04d}", progress=runtime.progress)
     finally:
         clock.stop()
     s = result.summary
@@ -161,7 +218,7 @@ def play_anchor(loop: ZeroLoop) -> None:
 
     row = {
         "generation": gen,
-        "iteration": loop.state["iteration"],
+        "iteration": ctx.iteration,
         "anchor": opponent.label,
         "games": games,
         "wins": wins,
@@ -171,12 +228,10 @@ def play_anchor(loop: ZeroLoop) -> None:
         "elo": clip(elo_from_rate(rate)) if games else "",
         "elo_low": clip(lo),
         "elo_high": clip(hi),
-        "total_games": loop.replay_games(),
-        "total_positions": loop.replay.positions(),
+        "total_games": ctx.total_games,
+        "total_positions": ctx.total_positions,
     }
-    elo_rows = [r for r in read_csv(loop.out / "elo.csv") if int(r["generation"]) != gen] + [row]
-    write_csv(loop.out / "elo.csv", ELO_COLUMNS, elo_rows)
-    loop.state["anchored"].append(gen)
-    loop.save_state()
-    loop.say(f"generation {gen} against {opponent.label}: {wins}-{losses} ({rate:.0%}), Elo {row['elo']}")
-    loop.write_plot()
+    elo_rows = [r for r in read_csv(ctx.out / "elo.csv") if int(r["generation"]) != gen] + [row]
+    write_csv(ctx.out / "elo.csv", ELO_COLUMNS, elo_rows)
+    runtime.say(f"generation {gen} against {opponent.label}: {wins}-{losses} ({rate:.0%}), Elo {row['elo']}")
+    return row

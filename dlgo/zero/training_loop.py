@@ -34,19 +34,20 @@ with the same command goes on where it stopped, never replaying a stored task or
 The worker processes end with the loop however it ends, and the time a killed run spent still
 counts in ``state.json``'s ``seconds`` (up to its last heartbeat, a few seconds before the end).
 
-This module is the loop itself (its state, the self-play and training phases, ``export``); the
-matches (gating, anchor games) are in ``dlgo.zero.matches``, the hand-over to the next run in
-``dlgo.zero.handover``, the CSVs, status and plot in ``dlgo.zero.report``, the phase clock in
-``dlgo.zero.loop_clock`` and the command line in ``dlgo.zero.loop``. Those helpers use the
-loop's public methods (``say``, ``save_state``, ``start_clock``, ``run_on_workers``, ...).
+This module is the loop itself: it alone owns ``state.json`` (``dlgo.zero.loop_state``). It
+picks the next phase from the state, hands the phase a context of what that phase reads and the
+runtime it may use (``dlgo.zero.phase``: workers, clock, deadline, log), and writes what the
+phase returns into the state. The phases are functions of their context: self-play in
+``dlgo.zero.selfplay_phase``, training in ``dlgo.zero.train_phase``, gating and anchor games in
+``dlgo.zero.matches``; the hand-over to the next run in ``dlgo.zero.handover``, the CSVs, status
+and plot in ``dlgo.zero.report``, the phase clock in ``dlgo.zero.loop_clock`` and the command line
+in ``dlgo.zero.loop``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import json
-import math
 import os
 import sys
 import time
@@ -54,31 +55,31 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from dlgo.parallel import task_seed
-from dlgo.zero.experience import ReplayBuffer, combine_experience
-from dlgo.zero.handover import copy_model, export_run, export_runtimes, seed_carried_anchor, take_up_carry
-from dlgo.zero.loop_clock import PhaseClock, atomic_write, recover_clock
-from dlgo.zero.loop_config import LoopConfig, LoopConfigError
-from dlgo.zero.matches import play_anchor, play_gating
-from dlgo.zero.report import (
-    ITERATION_COLUMNS,
-    iteration_row,
-    plot_loop,
-    status_line,
-    write_csv,
+from dlgo.zero.experience import ReplayBuffer
+from dlgo.zero.handover import (
+    ExportContext,
+    copy_model,
+    export_run,
+    export_runtimes,
+    seed_carried_anchor,
+    take_up_carry,
 )
-from dlgo.zero.selfplay import SelfPlayGame, calibrate_resign_threshold
-from dlgo.zero.workers import ModelBlob, SelfPlayTask, make_pool, play_selfplay_task
+from dlgo.zero.loop_clock import PhaseClock, atomic_write
+from dlgo.zero.loop_config import LoopConfig
+from dlgo.zero.loop_state import STATE, fresh_state, read_state
+from dlgo.zero.matches import AnchorContext, GatingContext, play_anchor, play_gating
+from dlgo.zero.phase import PhaseRuntime, iteration_dir
+from dlgo.zero.report import ITERATION_COLUMNS, iteration_row, plot_loop, status_line, write_csv
+from dlgo.zero.selfplay_phase import SelfPlayContext, game_summaries, play_selfplay, task_games
+from dlgo.zero.train_phase import TrainContext, train_phase
+from dlgo.zero.workers import make_pool
 
 __all__ = ["ZeroLoop", "STATE"]
 
-STATE = "state.json"
-STATE_FORMAT = 1
-
 
 class ZeroLoop:
+    """One run folder's loop: the state and its checkpoint are its own; each phase gets a context."""
+
     def __init__(
         self, config: LoopConfig, ray_address: str | None = None, progress: bool = True, command: str = ""
     ) -> None:
@@ -96,38 +97,21 @@ class ZeroLoop:
 
     # --- state --------------------------------------------------------------------------------
     def _load_state(self) -> dict[str, Any]:
-        path = self.out / STATE
-        if path.is_file():
-            try:
-                state = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as e:
-                raise LoopConfigError(f"{path}: unreadable loop state ({e})") from None
-            if state.get("format") != STATE_FORMAT:
-                raise LoopConfigError(f"{path}: loop state format {state.get('format')} is not {STATE_FORMAT}")
-            if state.get("board_size") != self.config.selfplay.board_size:
-                raise LoopConfigError(
-                    f"{path}: this loop plays {state.get('board_size')}x{state.get('board_size')}, "
-                    f"the config says {self.config.selfplay.board_size}"
-                )
-            recovered = recover_clock(state, self.out)
+        stored = read_state(self.out, self.config.selfplay.board_size)
+        if stored is not None:
+            state, recovered = stored
             if recovered > 0:
                 self.say(f"the last run stopped without saving its time (killed?): {recovered:.0f} s counted")
             return state
-        state = {
-            "format": STATE_FORMAT,
-            "board_size": self.config.selfplay.board_size,
-            "iteration": 0,
-            "phase": "selfplay",
-            "generation": 0,
-            "best": "generations/gen-0000.keras",
-            "resign_threshold": self.config.selfplay.resign_threshold,
-            "anchored": [],
-            "history": [],
-            "seconds": {"selfplay": 0.0, "train": 0.0, "gate": 0.0, "anchor": 0.0},
-            "started": datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat(),
-            "commands": [],
-        }
-        take_up_carry(self, state)
+        state = fresh_state(self.config)
+        cfg = self.config
+        if cfg.loop.carry_over and cfg.loop.init_model:  # a fresh start from an exported network goes on
+            state.update(
+                take_up_carry(
+                    cfg.resolve(cfg.loop.init_model), cfg.selfplay.board_size, cfg.anchor,
+                    self.out / "learner.keras", self.say,
+                )
+            )  # fmt: skip
         return state
 
     @property
@@ -157,12 +141,6 @@ class ZeroLoop:
     def best_path(self) -> Path:
         return self.out / self.state["best"]
 
-    def iteration_dir(self, iteration: int) -> Path:
-        """``iter-NNNN/`` of ``iteration`` (made with its ``games/`` folder if missing)."""
-        d = self.out / f"iter-{iteration:04d}"
-        (d / "games").mkdir(parents=True, exist_ok=True)
-        return d
-
     def time_up(self) -> bool:
         """Is the ``max_minutes`` of this ``run`` spent?"""
         return self._deadline is not None and time.monotonic() > self._deadline
@@ -173,6 +151,13 @@ class ZeroLoop:
             raise RuntimeError("the loop's workers run only during ZeroLoop.run")
         return self._pool.run(fn, tasks)
 
+    def runtime(self) -> PhaseRuntime:
+        """What a phase may use of the loop: its workers, clock, deadline, log and status."""
+        return PhaseRuntime(
+            run_on_workers=self.run_on_workers, clock=self.start_clock, time_up=self.time_up, say=self.say,
+            status=self.status_line, progress=self.progress,
+        )  # fmt: skip
+
     def status_line(self) -> str:
         return status_line(self.state, self.replay_games(), self.replay.positions())
 
@@ -182,12 +167,8 @@ class ZeroLoop:
     def _games_in(self, iteration: int) -> int:
         if any(r["iteration"] == iteration for r in self.state["history"]):
             return 0
-        per = self.config.selfplay_loop.games_per_task
-        return sum(min(per, self._task_games(t)) for t in self.replay.done_tasks(iteration))
-
-    def _task_games(self, task: int) -> int:
-        total, per = self.config.selfplay_loop.games_per_iteration, self.config.selfplay_loop.games_per_task
-        return max(0, min(per, total - task * per))
+        plan = self.config.selfplay_loop
+        return sum(min(plan.games_per_task, task_games(plan, t)) for t in self.replay.done_tasks(iteration))
 
     # --- the loop -------------------------------------------------------------------------------
     def run(self, iterations: int | None = None, max_minutes: float | None = None) -> dict[str, Any]:
@@ -197,7 +178,8 @@ class ZeroLoop:
         if self.command:
             self.state.setdefault("commands", []).append(self.command)
         self._init_generation_zero()
-        seed_carried_anchor(self)
+        if seed_carried_anchor(self.out, self.carried, self.state["anchored"]):
+            self.state["anchored"].append(0)
         self.save_state()
         self.say(self.status_line())
         try:
@@ -253,160 +235,70 @@ class ZeroLoop:
         if not path.with_suffix(".onnx").is_file() or (int8 and not path.with_name(f"{path.stem}.int8.onnx").is_file()):
             export_runtimes(path, int8)
 
-    # --- 1. self-play ---------------------------------------------------------------------------
-    def _selfplay_settings(self):
-        return dataclasses.replace(self.config.selfplay, resign_threshold=float(self.state["resign_threshold"]))
-
+    # --- 1. self-play (dlgo.zero.selfplay_phase) ------------------------------------------------
     def _selfplay(self) -> bool:
         """Play the iteration's missing tasks; False when stopped before the end."""
-        it = self.state["iteration"]
-        cfg = self.config.selfplay_loop
-        n_tasks = math.ceil(cfg.games_per_iteration / cfg.games_per_task)
-        done = self.replay.done_tasks(it)
-        blob = ModelBlob.from_file(self.best_path)
-        settings = self._selfplay_settings()
-        tasks = []
-        for t in range(n_tasks):
-            if t in done:
-                continue
-            seed = task_seed(self.config.loop.seed, it, t)
-            rng = np.random.default_rng(seed)
-            allowed = tuple(bool(rng.random() >= cfg.no_resign_fraction) for _ in range(self._task_games(t)))
-            tasks.append(SelfPlayTask(it, t, len(allowed), seed, blob, settings, allowed))
-        clock = self.start_clock("selfplay")
-        bar = self.progress_bar(cfg.games_per_iteration, f"self-play it {it}", initial=cfg.games_per_iteration - sum(
-            len(task.resign_allowed) for task in tasks))  # fmt: skip
-        stopped = False
-        try:
-            results = self.run_on_workers(play_selfplay_task, tasks)
-            for task, games in results:
-                self._store_task(task, games)
-                if bar is not None:
-                    bar.update(len(games))
-                    bar.set_postfix_str(self.status_line(), refresh=True)
-                if self.time_up():
-                    stopped = len(self.replay.done_tasks(it)) < n_tasks
-                    results.close()
-                    break
-        finally:
-            if bar is not None:
-                bar.close()
-            clock.stop()
-        if stopped or len(self.replay.done_tasks(it)) < n_tasks:
+        cfg = self.config
+        ctx = SelfPlayContext(
+            out=self.out, replay=self.replay, iteration=self.state["iteration"], best=self.best_path,
+            settings=dataclasses.replace(cfg.selfplay, resign_threshold=float(self.state["resign_threshold"])),
+            plan=cfg.selfplay_loop, seed=cfg.loop.seed, calibration_iterations=cfg.loop.calibration_iterations,
+            calibration_min_games=cfg.loop.calibration_min_games, resign_max=cfg.loop.resign_max,
+        )  # fmt: skip
+        result = play_selfplay(ctx, self.runtime())
+        if not result.finished:
             return False
-        self._calibrate_resign()
+        calibration = result.calibration
+        if calibration is not None:
+            self.state["played_out"] = calibration.played_out
+            self.state["false_resign_rate"] = calibration.false_resign_rate
+            if calibration.threshold is not None:
+                self.state["resign_threshold"] = calibration.threshold
+                self.state["resign_calibration"] = {"games": calibration.games, "iteration": ctx.iteration}
         self.state["phase"] = "train"
         self.save_state()
         return True
 
-    def _store_task(self, task: SelfPlayTask, games: list[SelfPlayGame]) -> None:
-        """SGFs and summaries first, the replay chunk last: the chunk marks the task done."""
-        d = self.iteration_dir(task.iteration)
-        lines = []
-        for k, g in enumerate(games):
-            name = f"t{task.task:05d}-g{k}"
-            (d / "games" / f"{name}.sgf").write_text(g.sgf, encoding="utf-8")
-            lines.append(json.dumps({"task": task.task, "game": k, **g.summary()}) + "\n")
-        with open(d / "selfplay.jsonl", "a", encoding="utf-8") as f:
-            f.writelines(lines)
-            f.flush()
-            os.fsync(f.fileno())
-        if games:
-            self.replay.add(combine_experience([g.experience for g in games]), task.iteration, task.task)
-
-    def _game_summaries(self, iteration: int) -> list[dict[str, Any]]:
-        """One summary per stored game (a task replayed after a crash keeps its last lines)."""
-        path = self.out / f"iter-{iteration:04d}" / "selfplay.jsonl"
-        if not path.is_file():
-            return []
-        done = self.replay.done_tasks(iteration)
-        latest: dict[tuple[int, int], dict] = {}
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue  # a line a crash cut short
-            if row.get("task") in done:
-                latest[(row["task"], row["game"])] = row
-        return list(latest.values())
-
-    def _calibrate_resign(self) -> None:
-        cfg = self.config.loop
-        it = self.state["iteration"]
-        lows: list[float] = []
-        played_out = false = 0
-        for i in range(max(0, it - cfg.calibration_iterations + 1), it + 1):
-            for row in self._game_summaries(i):
-                if not row["resign_allowed"]:
-                    if i == it:
-                        played_out += 1
-                        false += bool(row["false_resign"])
-                    if row["winner_low"] is not None:
-                        lows.append(float(row["winner_low"]))
-        self.state["played_out"] = played_out
-        self.state["false_resign_rate"] = false / played_out if played_out else None
-        if len(lows) >= cfg.calibration_min_games:
-            threshold = min(cfg.resign_max, calibrate_resign_threshold(lows))
-            self.state["resign_threshold"] = round(max(-1.0, threshold), 4)
-            self.state["resign_calibration"] = {"games": len(lows), "iteration": it}
-
-    # --- 2. training ----------------------------------------------------------------------------
+    # --- 2. training (dlgo.zero.train_phase) ----------------------------------------------------
     def _train(self) -> None:
-        from dlgo.zero.trainer import train_candidate
-
-        it = self.state["iteration"]
-        positions = self.replay.positions(it)
-        if self.config.train.steps_per_iteration == 0:  # self-play only: games for another trainer
-            self.say(f"iteration {it}: {positions} positions, no training (train.steps_per_iteration = 0)")
-            self._finish_iteration({})
-            return
-        if positions < self.config.train.min_positions:
-            self.say(f"iteration {it}: {positions} positions, training starts at {self.config.train.min_positions}")
-            self._finish_iteration({})
-            return
-        candidate = self.iteration_dir(it) / "candidate.keras"
-        clock = self.start_clock("train")
-        metrics = train_candidate(
-            self.replay, it, self.out / "learner.keras", self.best_path if it == 0 else self._learner_init(),
-            candidate, self.config.train, seed=task_seed(self.config.loop.seed, it, 1 << 20),
-            card_fields={"training": self._training_card(it)}, progress=self.progress,
-            aux_heads=self.config.loop.aux_heads, global_pooling=self.config.loop.global_pooling,
-            schedule_iteration=it + int(self.carried.get("iteration", 0)),
-            trunk=(self.config.loop.blocks, self.config.loop.filters),
-        )  # fmt: skip
-        export_runtimes(candidate, self.config.selfplay.runtime == "int8")
-        clock.stop()
-        self.state["train_metrics"] = metrics
-        self.state["phase"] = "gate"
-        self.save_state()
-
-    def _learner_init(self) -> Path:
-        """Where a learner without a checkpoint starts: generation 0 (warm start)."""
-        return self.out / "generations" / "gen-0000.keras"
-
-    def _training_card(self, it: int) -> dict[str, Any]:
-        return {
+        cfg, it = self.config, self.state["iteration"]
+        card = {
             "kind": "zero self-play",
             "iteration": it,
             "games": self.replay_games(),
             "positions": self.replay.positions(it),
-            "config": str(self.config.path) if self.config.path else "",
+            "config": str(cfg.path) if cfg.path else "",
             "commands": self.state.get("commands", []),
         }
+        ctx = TrainContext(
+            out=self.out, replay=self.replay, iteration=it, best=self.best_path, settings=cfg.train,
+            seed=cfg.loop.seed, aux_heads=cfg.loop.aux_heads, global_pooling=cfg.loop.global_pooling,
+            trunk=(cfg.loop.blocks, cfg.loop.filters), int8=cfg.selfplay.runtime == "int8",
+            carried_iterations=int(self.carried.get("iteration", 0)), card=card,
+        )  # fmt: skip
+        result = train_phase(ctx, self.runtime())
+        if result.candidate is None:
+            self._finish_iteration({})
+            return
+        self.state["train_metrics"] = result.metrics
+        self.state["phase"] = "gate"
+        self.save_state()
 
     # --- 3. gating (dlgo.zero.matches) ---------------------------------------------------------
     def _gate(self) -> bool:
         """Gate the iteration's candidate; False when stopped before the verdict."""
-        it = self.state["iteration"]
-        candidate = self.iteration_dir(it) / "candidate.keras"
-        games, verdict = play_gating(self, candidate)
-        if verdict is None:
+        cfg, it = self.config, self.state["iteration"]
+        candidate = iteration_dir(self.out, it) / "candidate.keras"
+        ctx = GatingContext(
+            out=self.out, iteration=it, candidate=candidate, best=self.best_path, gating=cfg.gating,
+            selfplay=cfg.selfplay, seed=cfg.loop.seed,
+        )  # fmt: skip
+        result = play_gating(ctx, self.runtime())
+        if result.verdict is None:
             self.save_state()
             return False
-        wins = sum(r["winner"] == 1 for r in games.values())
-        losses = sum(r["winner"] == -1 for r in games.values())
-        draws = len(games) - wins - losses
-        if verdict:
+        wins, losses, draws, verdict = result.wins, result.losses, result.draws, result.verdict
+        if verdict:  # the candidate becomes the next generation
             self.state["generation"] += 1
             best = f"generations/gen-{self.state['generation']:04d}.keras"
             copy_model(candidate, self.out / best)
@@ -416,7 +308,7 @@ class ZeroLoop:
                 "gate_wins": wins,
                 "gate_losses": losses,
                 "gate_draws": draws,
-                "gate_accept": self.config.gating.accept,
+                "gate_accept": cfg.gating.accept,
                 "accepted": int(verdict),
             }
         )
@@ -432,7 +324,7 @@ class ZeroLoop:
         seconds["_selfplay_mark"] = seconds["selfplay"]
         seconds["_gate_mark"] = seconds["gate"]
         row = iteration_row(
-            self.state, self._game_summaries(it), self.state.pop("train_metrics", {}) or {}, gate,
+            self.state, game_summaries(self.out, self.replay, it), self.state.pop("train_metrics", {}) or {}, gate,
             self.replay.positions(it), selfplay_seconds, gate_seconds,
         )  # fmt: skip
         self.state["history"].append(row)
@@ -442,19 +334,37 @@ class ZeroLoop:
         write_csv(self.out / "iterations.csv", ITERATION_COLUMNS, self.state["history"])
         self.write_plot()
 
-    # --- 4. anchor ------------------------------------------------------------------------------
+    # --- 4. anchor (dlgo.zero.matches) ----------------------------------------------------------
     def _needs_anchor(self) -> bool:
         gen, anchor = self.state["generation"], self.config.anchor
         return anchor.games > 0 and gen % max(1, anchor.every) == 0 and gen not in self.state["anchored"]
 
     def _anchor(self) -> None:
-        play_anchor(self)
+        cfg = self.config
+        ctx = AnchorContext(
+            out=self.out, generation=self.state["generation"], iteration=self.state["iteration"],
+            best=self.best_path, anchor=cfg.anchor, board_size=cfg.selfplay.board_size,
+            resign_winrate=self.resign_winrate, workers=cfg.loop.workers, total_games=self.replay_games(),
+            total_positions=self.replay.positions(),
+        )  # fmt: skip
+        play_anchor(ctx, self.runtime())
+        self.state["anchored"].append(ctx.generation)
+        self.save_state()
+        self.write_plot()
 
     # --- shipping (dlgo.zero.handover) ---------------------------------------------------------------
     def export(self, target: str | os.PathLike) -> Path:
         """Copy the best generation to ``target`` with a model card of the whole run, and the
         carry file and learner beside it (``dlgo.zero.carry``)."""
-        return export_run(self, Path(target))
+        state = self.state
+        ctx = ExportContext(
+            config=self.config, out=self.out, best=self.best_path, generation=state["generation"],
+            iteration=state["iteration"], resign_threshold=state["resign_threshold"],
+            resign_winrate=self.resign_winrate, seconds=state["seconds"], commands=state.get("commands", []),
+            carried=self.carried, earlier=state.get("earlier"), games=self.replay_games(),
+            positions=self.replay.positions(), say=self.say,
+        )  # fmt: skip
+        return export_run(ctx, Path(target))
 
     @property
     def resign_winrate(self) -> float:
@@ -469,11 +379,3 @@ class ZeroLoop:
             plot_loop(self.out, title=f"AlphaGo Zero loop, {size}x{size}: {self.out.name}")
         except Exception as e:  # a plot must never stop training
             print(f"zero-loop: no plot ({e})", file=sys.stderr)
-
-    def progress_bar(self, total: int, desc: str, initial: int = 0) -> Any:
-        """A tqdm bar of games on stderr; None without ``progress``."""
-        if not self.progress:
-            return None
-        from tqdm import tqdm
-
-        return tqdm(total=total, initial=initial, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
