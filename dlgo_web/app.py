@@ -4,7 +4,7 @@ The book's front end posts ``{"board_size": N, "moves": ["D4", "pass", ...]}`` t
 ``/select-move/<bot>`` and reads ``{"bot_move": "E5", "diagnostics": {...}}``; that endpoint
 answers exactly so (the human is Black, moves alternate from Black), so the book's pages and
 scripts work against this server. The page itself plays through ``/api/games/...``, where each
-game keeps its own state on the server and the bot's search runs in a worker
+game keeps its own state on the server and the bot's search runs in the game's play session
 (``dlgo_web.games``).
 
 Every bad request gets a 4xx answer ``{"error": "..."}`` that the page shows, and changes
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -149,7 +148,7 @@ def create_app(bots: BotPool, games: GameStore | None = None) -> Flask:
             raise PlayError(f"moves must be a list of at most {MAX_BOOK_MOVES} moves like 'D4' or 'pass'", 422)
         play = bot.session()
         engine = bot.config.section("engine", size)
-        play.game = Game(size, size, float(engine["komi"]), engine["handicap_compensation"])
+        play.set_game(Game(size, size, float(engine["komi"]), engine["handicap_compensation"]))
         for number, text in enumerate(moves, 1):
             try:
                 move = parse_move(text, size, size)
@@ -161,12 +160,13 @@ def create_app(bots: BotPool, games: GameStore | None = None) -> Flask:
             reason = state.illegal_reason(state.next_player, move)
             if reason is not None:
                 raise PlayError(f"move {number}: {explain_illegal(reason, str(text))}", 422)
-            play.game.play(state.next_player, move)
+            play.play(state.next_player, move)
         if play.game.state.is_over():
             raise PlayError("the game is over: no move to select", 409)
         with _refused_as_422(f"bot {bot.name!r} cannot play {size}x{size}"):
-            plan = play.plan_move(play.game.state.next_player, started=time.monotonic())
-            choice, agent = play.decide(plan)
+            selected = play.genmove(play.game.state.next_player, commit=False)
+            choice = selected.result()
+        agent = selected.agent
         diagnostics = dict(agent.diagnostics()) if agent is not None else {}
         if choice.result is not None:
             best = choice.result.best

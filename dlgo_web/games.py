@@ -4,8 +4,10 @@ Each game is a play session of the library (``dlgo.play.PlaySession``), the one 
 plays too: the position, handicap, komi (with White's handicap compensation) and undo, the bot's
 move budget from its config, its move (search, then the end-of-game rules of book 8.5: pass
 only into a won count, resign only after a run of lost moves) and the final count
-(``scoring``). The page never waits on a search: a move request starts it and returns, the page
-polls the game, and ``stop`` ends the search early (the bot then plays the best move found so far).
+(``scoring``). The page never waits on a search: a move request starts the session's
+``genmove`` and returns, the page polls the game, and ``stop`` ends the search early (the bot
+then plays the best move found so far). The game's lock is the session's, so the bot's move and
+what the page shows of it change together.
 
 Every change is checked first and raises :class:`PlayError` with the HTTP status and a message
 for the player, leaving the game as it was.
@@ -20,14 +22,13 @@ import time
 from collections import OrderedDict
 from typing import Any
 
-from dlgo.agent.base import Agent
 from dlgo.deadstones import Count
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import fixed_handicap_points, max_fixed_handicap
-from dlgo.play.decision import MoveChoice
+from dlgo.play.errors import MoveAbandoned
 from dlgo.play.game import Game
-from dlgo.play.session import MovePlan
+from dlgo.play.move import MoveFuture
 from dlgo.sgf import SgfGame, write_game
 from dlgo.sgf.record import move_text
 from dlgo_web.analysis import count_json, ownership_json, search_json
@@ -56,17 +57,18 @@ class GameSession:
         self.id = secrets.token_urlsafe(12)
         self.bot = bot
         self.play_session = bot.session()
-        self.play_session.game = game
+        self.play_session.set_game(game)
         self.human = human
-        self.lock = threading.RLock()
+        self.lock = self.play_session.lock  # the bot's move is committed under it (dlgo.play.session)
         self.result: dict[str, Any] | None = None  # set when the game is over
         self.message = ""
         self.last_search: dict[str, Any] | None = None  # the search behind the bot's last move
         self.ownership: list[list[float]] | None = None
         self.error: str | None = None
-        self._generation = 0  # bumped by undo and new searches: a late worker's answer is dropped
-        self._stop: threading.Event | None = None
-        self._worker: threading.Thread | None = None
+        self._generation = 0  # bumped by undo and new searches: a late search's answer is dropped
+        self._move: MoveFuture | None = None  # the bot's move under way
+        self._settled = threading.Event()  # the last search's answer is applied (or dropped)
+        self._settled.set()
         self._live: dict[str, Any] | None = None  # the running search's latest progress
         self.touched = time.monotonic()
 
@@ -126,7 +128,7 @@ class GameSession:
             if reason is not None:
                 raise PlayError(explain_illegal(reason, text), 422)
             before = self.game.captures(self.human.other)
-            self.game.play(self.human, move)
+            self.play_session.play(self.human, move)
             taken = self.game.captures(self.human.other) - before
             self.message = f"You captured {taken} stone{'s' * (taken > 1)}." if taken else ""
             self.ownership = None
@@ -151,7 +153,7 @@ class GameSession:
             self.cancel_search()
             while self.game.moves:
                 who, _ = self.game.moves[-1]
-                self.game.undo()
+                self.play_session.undo()
                 if who is self.human:
                     break
             self.result = None
@@ -161,9 +163,9 @@ class GameSession:
     def stop(self) -> None:
         """End the bot's search now: it plays the best move found so far."""
         with self.lock:
-            if self._stop is None:
+            if self._move is None:
                 raise PlayError("the bot is not thinking")
-            self._stop.set()
+            self.play_session.stop()
 
     def sgf(self) -> str:
         with self.lock:
@@ -180,16 +182,13 @@ class GameSession:
             )
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until the bot's search is over (tests, the book's endpoint); False on timeout."""
-        worker = self._worker
-        if worker is not None:
-            worker.join(timeout)
-            return not worker.is_alive()
-        return True
+        """Block until the bot's last search is over and its answer applied (tests); False on
+        timeout."""
+        return self._settled.wait(timeout)
 
     @property
     def thinking(self) -> bool:
-        return self._stop is not None
+        return self._move is not None
 
     # --- the bot -------------------------------------------------------------------------------
     def _expect_human_turn(self) -> None:
@@ -206,37 +205,25 @@ class GameSession:
 
     def _start_bot(self) -> None:
         self._generation += 1
-        generation, stop = self._generation, threading.Event()
-        self._stop, self._live, self.error = stop, None, None
-        self._worker = threading.Thread(target=self._think, args=(generation, stop), name=f"bot-{self.id}", daemon=True)
-        self._worker.start()
-
-    def cancel_search(self) -> None:
-        if self._stop is not None:
-            self._stop.set()
-        self._generation += 1
-        self._stop = self._live = None
-
-    def _think(self, generation: int, stop: threading.Event) -> None:
-        play = self.play_session
+        generation, settled = self._generation, threading.Event()
+        self._live, self.error, self._settled = None, None, settled
         try:
-            with self.lock:
-                plan = play.plan_move(self.human.other, started=time.monotonic())
-                plan.budget.stop = stop
-            choice, agent = play.decide(plan, on_progress=lambda result: self._progress(generation, result))
-            after = plan.state.apply_move(choice.move) if not choice.move.is_resign else plan.state
-            ownership = ownership_json(after, self._ownership_playouts())
+            move = self.play_session.genmove(
+                self.human.other, on_progress=lambda result: self._progress(generation, result)
+            )
         except Exception as e:  # the page shows it; the game stays as it was
             log.exception("the bot's search failed")
-            with self.lock:
-                if generation == self._generation:
-                    self.error = f"the bot failed: {e}"
-                    self._stop = self._live = None
+            self.error = f"the bot failed: {e}"
+            settled.set()
             return
-        with self.lock:
-            if generation != self._generation:
-                return  # undone or resigned meanwhile
-            self._apply_bot_move(plan, choice, agent, ownership)
+        self._move = move
+        move.add_done_callback(lambda done: self._moved(generation, done, settled))
+
+    def cancel_search(self) -> None:
+        """Drop the bot's move under way: its search stops, nothing is played."""
+        self.play_session.cancel()
+        self._generation += 1
+        self._move = self._live = None
 
     def _progress(self, generation: int, result) -> None:
         if generation == self._generation:
@@ -245,23 +232,41 @@ class GameSession:
     def _ownership_playouts(self) -> int:
         return int(self.bot.section("analysis", self.game.rows)["ownership_playouts"])
 
-    def _apply_bot_move(
-        self, plan: MovePlan, choice: MoveChoice, agent: Agent | None, ownership: list[list[float]] | None
-    ) -> None:
-        player = self.human.other
-        self._stop = self._live = None
+    def _moved(self, generation: int, move: MoveFuture, settled: threading.Event) -> None:
+        """The session's answer, in its search thread (a move played resolves inside the lock)."""
+        try:
+            with self.lock:
+                if generation != self._generation:
+                    return  # undone or resigned meanwhile
+                self._move = self._live = None
+                error = move.exception()
+                if isinstance(error, MoveAbandoned):
+                    return
+                if error is not None:  # the page shows it; the game stays as it was
+                    log.error("the bot's search failed", exc_info=error)
+                    self.error = f"the bot failed: {error}"
+                    return
+                try:
+                    self._apply_bot_move(move)
+                except Exception as e:  # the page shows it
+                    log.exception("the bot's move failed")
+                    self.error = f"the bot failed: {e}"
+        finally:
+            settled.set()
+
+    def _apply_bot_move(self, move: MoveFuture) -> None:
+        """What the page shows of the bot's move, which the session has just played."""
+        player, choice, before = self.human.other, move.result(), move.plan.state
         self.last_search = search_json(choice.result)
         if self.last_search is not None:
             self.last_search["move"] = move_text(choice.move)
             self.last_search["reason"] = choice.reason
-        before = self.game.captures(self.human)
-        self.play_session.finish_move(plan, choice, agent)
         if choice.move.is_resign:
             self.result = {"result": f"{'B' if player is Player.white else 'W'}+R", "reason": "the bot resigned"}
             self.message = "The bot resigns."
             return
-        taken = self.game.captures(self.human) - before
-        self.ownership = ownership
+        self.ownership = ownership_json(self.game.state, self._ownership_playouts())
+        taken = _stones(before, self.human) - _stones(self.game.state, self.human)
         if choice.move.is_pass:
             self.message = "The bot passes: pass too to end the game and count, or play on."
         else:
@@ -306,6 +311,10 @@ class GameSession:
                 "message": self.message,
                 "error": self.error,
             }
+
+
+def _stones(state: GameState, player: Player) -> int:
+    return sum(1 for _, colour in state.board.stones() if colour is player)
 
 
 def _sign_map(state: GameState) -> list[list[int]]:

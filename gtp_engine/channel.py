@@ -17,7 +17,8 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import BinaryIO
+from concurrent.futures import Future
+from typing import Any, BinaryIO
 
 from gtp_engine.protocol import is_interrupt_line, parse_command, preprocess
 
@@ -136,16 +137,18 @@ class Channel:
             if worker is not None and not worker.is_alive():
                 return None
 
-    def watch(self, worker: threading.Thread, on_interrupt: Callable[[], None]) -> None:
-        """Wait for ``worker`` to end; ``# interrupt`` and ``gogui-interrupt`` call ``on_interrupt``.
+    def watch(self, search: Future[Any], on_interrupt: Callable[[], None]) -> None:
+        """Wait for ``search`` to end; ``# interrupt`` and ``gogui-interrupt`` call ``on_interrupt``.
 
         ``# interrupt`` lines are consumed; every other line (``gogui-interrupt`` included, so it
         gets its own answer) is kept in order for after the current command.
         """
-        while worker.is_alive():
-            line = self._poll(0.02)
-            if line is None:
-                continue
+        ended = Line(None, 0.0)  # queued when the search ends, so that the wait wakes at once
+        search.add_done_callback(lambda _: self._queue.put(ended))
+        while True:
+            line = self._queue.get()
+            if line is ended:
+                return
             if line.text is not None and is_interrupt_line(line.text):
                 on_interrupt()
                 continue
@@ -154,7 +157,6 @@ class Channel:
                 if cleaned and parse_command(cleaned).name == "gogui-interrupt":
                     on_interrupt()
             self._pending.append(line)
-        worker.join()
 
     # --- output ----------------------------------------------------------------------------
     def write(self, text: str) -> None:

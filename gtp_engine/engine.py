@@ -3,9 +3,9 @@
 The engine owns the game (position, komi, handicap, undo history), the clocks and the agents.
 Commands are looked up in one table (``gtp_engine.commands``); every handler checks all its
 arguments before it changes anything, and a failed command leaves the game exactly as it was
-(the game is also restored if a handler fails unexpectedly). Searches run in a worker thread
-while the main thread watches the input (``search_runner``): analysis stops at the next input
-line, ``genmove`` stops early at ``# interrupt`` or ``gogui-interrupt``.
+(the game is also restored if a handler fails unexpectedly). Searches run in the session's
+thread while the main thread watches the input (``search_runner``): analysis stops at the next
+input line, ``genmove`` stops early at ``# interrupt`` or ``gogui-interrupt``.
 """
 
 from __future__ import annotations
@@ -60,11 +60,8 @@ class Engine:
     # --- the session's parts, as the commands use them ----------------------------------------
     @property
     def game(self) -> Game:
+        """The session's game, to read: commands change it through the session's methods."""
         return self.session.game
-
-    @game.setter
-    def game(self, game: Game) -> None:
-        self.session.game = game
 
     @property
     def clock(self) -> Clock:
@@ -114,7 +111,7 @@ class Engine:
         try:
             text = handler(self, cmd)
         except (GtpError, PlayError) as e:
-            self.game = saved
+            self.session.set_game(saved)
             if self.streaming:
                 log.warning("%s failed after its response began: %s", cmd.name, e)
                 self.write("\n")
@@ -125,7 +122,7 @@ class Engine:
             raise
         except Exception as e:
             log.exception("command %r failed", cmd.name)
-            self.game = saved
+            self.session.set_game(saved)
             if self.streaming:
                 self.write("\n")
             else:

@@ -184,7 +184,7 @@ def test_the_engine_tells_its_search_whether_time_banks() -> None:
     for settings in ("0 5 1", "300 5 1", "0 60 10"):
         if settings != "0 5 1":
             eng.ok(f"time_settings {settings}")
-        banks.append(eng.engine.runner.plan_move(Player.black).budget.banks_time)
+        banks.append(eng.engine.session.plan_move(Player.black, eng.engine.began).budget.banks_time)
     assert banks == [False, True, True]  # no clock yet (time per move), main time, 10 stones a period
 
 

@@ -4,7 +4,6 @@ the same counts and the same board sizes through the library, GTP and the web pa
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -38,10 +37,8 @@ def _session_moves(session: PlaySession) -> list[str]:
     """White's answers to ``HUMAN_MOVES`` played for Black, decided by the session directly."""
     answers = []
     for text in HUMAN_MOVES:
-        session.game.play(Player.black, Move.play(point_from_coords(text)))
-        plan = session.plan_move(Player.white, started=time.monotonic())
-        choice, agent = session.decide(plan)
-        session.finish_move(plan, choice, agent)
+        session.play(Player.black, Move.play(point_from_coords(text)))
+        choice = session.genmove(Player.white).result(120)
         answers.append(move_to_text(choice.move))
     return answers
 
@@ -87,7 +84,7 @@ def test_sizes_are_answered_once_for_every_front_end():
 
     session = PlaySession(load_config(path, ["engine.board_size=19"]))
     with pytest.raises(UnsupportedSize):
-        session.plan_move(Player.black, started=time.monotonic())
+        session.genmove(Player.black)  # refused at once, before any search
 
 
 def test_the_page_counts_as_the_engine_counts():
@@ -102,18 +99,18 @@ def test_the_page_counts_as_the_engine_counts():
     for row in range(1, 10):
         for player, col in ((Player.black, "E"), (Player.white, "F")):
             point = f"{col}{row}"
-            web.play_session.game.play(player, Move.play(point_from_coords(point)))
+            web.play_session.play(player, Move.play(point_from_coords(point)))
             gtp.ok(f"play {player.name[0]} {point}")
-    web.play_session.game.play(Player.black, Move.play(Point(5, 2)))
+    web.play_session.play(Player.black, Move.play(Point(5, 2)))
     gtp.ok("play b B5")
     assert str(web.count().result) == gtp.ok("final_score")
 
 
 def test_a_refused_move_changes_nothing():
     session = PlaySession(load_config(DEFAULT, [*FIXED, "engine.board_size=9"]))
-    session.game.play(Player.black, Move.play(Point(5, 5)))
+    session.play(Player.black, Move.play(Point(5, 5)))
     with pytest.raises(IllegalMove):
-        session.game.play(Player.white, Move.play(Point(5, 5)))
+        session.play(Player.white, Move.play(Point(5, 5)))
     assert session.game.num_moves == 1
 
 
@@ -128,9 +125,9 @@ def test_games_searching_at_once_get_their_own_agents():
 
     def think(session: PlaySession) -> None:
         try:
-            plan = session.plan_move(Player.black, started=time.monotonic())
-            _, agent = session.decide(plan)
-            used.append(agent)
+            move = session.genmove(Player.black, commit=False)
+            move.result(120)
+            used.append(move.agent)
         except BaseException as e:  # noqa: BLE001 - reported by the test
             errors.append(e)
 

@@ -222,6 +222,22 @@ def test_a_slow_search_stops_from_the_page():
     assert client.post(f"/api/games/{gid}/stop").status_code == 409  # nothing to stop now
 
 
+def test_undo_while_the_bot_thinks_drops_its_search_and_its_move():
+    client = create_app(load_bots(CONFIGS[1:], ["mcts.rounds=10000000", "time.default_seconds=0"])).test_client()
+    gid = client.post("/api/games", json={"bot": "mcts", "size": 9}).get_json()["id"]
+    assert client.post(f"/api/games/{gid}/play", json={"move": "E5"}).get_json()["thinking"]
+    time.sleep(0.3)
+    undone = client.post(f"/api/games/{gid}/undo").get_json()
+    assert undone["moves"] == [] and not undone["thinking"]
+    assert client.application.extensions["dlgo_games"].get(gid).wait(20)  # the dropped search ended
+    state = client.get(f"/api/games/{gid}").get_json()
+    assert state["moves"] == [] and state["error"] is None and not state["thinking"]
+    assert client.post(f"/api/games/{gid}/play", json={"move": "C3"}).get_json()["thinking"]  # the game goes on
+    assert client.post(f"/api/games/{gid}/stop").status_code == 200
+    state = wait_for_bot(client, gid, 20)
+    assert [m[0] for m in state["moves"]] == ["black", "white"] and state["moves"][0][1] == "C3"
+
+
 def test_several_games_at_once_keep_their_own_state(client):
     ids = [client.post("/api/games", json={"bot": "mcts", "size": 9}).get_json()["id"] for _ in range(3)]
     for gid, vertex in zip(ids, ("C3", "E5", "G7")):

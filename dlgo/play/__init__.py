@@ -2,6 +2,7 @@
 
 ``PlaySession`` (``dlgo.play.session``) is the object the GTP engine and the web page drive:
 the agents per board size (``agents``), the game (``game``), the clocks and the move budget
-(``clock``), the move decision (``decision``), the resign history and the final count. Its
-refusals are ``dlgo.play.errors``; each front end words them in its own protocol.
+(``clock``), the move decision (``decision``), the resign history, the final count
+(``counting``) and its one search thread (``worker``), where ``genmove``'s future (``move``) is
+searched. Its refusals are ``dlgo.play.errors``; each front end words them in its own protocol.
 """

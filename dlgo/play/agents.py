@@ -108,8 +108,8 @@ class AgentPool:
     Building an agent (TensorFlow or ONNX Runtime, compiled kernels) takes from a fraction of a
     second to several seconds and is never charged to a move: ``preload`` queues the agents of
     every board size the config names at start-up, ``request`` puts the board in play first,
-    and a move waits for its agent only as long as its budget allows (``SearchRunner.play_move``).
-    Builds nobody waits for yet pause while a move is searched (``idle``).
+    and a move waits for its agent only as long as its budget allows (``PlaySession.genmove``).
+    Builds nobody waits for yet pause while a move is searched (``searching``, ``idle``).
     """
 
     def __init__(self, config: Config, warm_up: bool = True) -> None:
@@ -119,9 +119,11 @@ class AgentPool:
         self._queue: deque[AgentBuild] = deque()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
-        # Cleared while a move is searched: builds nobody waits for yet do not compete with it.
+        # Cleared while a move is searched (``searching``): builds nobody waits for yet do not
+        # compete with it.
         self.idle = threading.Event()
         self.idle.set()
+        self._searches = 0
 
     @property
     def _agents(self) -> dict[tuple, Agent]:
@@ -230,6 +232,21 @@ class AgentPool:
                 self.idle.wait(0.1)  # then look again: a move may need a build first
                 continue
             self._build(build)
+
+    @contextlib.contextmanager
+    def searching(self) -> Iterator[None]:
+        """A move is searched while the ``with`` lasts: builds nobody waits for yet pause until
+        every game of the pool searching at once is done."""
+        with self._lock:
+            self._searches += 1
+            self.idle.clear()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._searches -= 1
+                if not self._searches:
+                    self.idle.set()
 
     @contextlib.contextmanager
     def lend(self, build: AgentBuild) -> Iterator[Agent]:

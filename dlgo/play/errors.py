@@ -17,6 +17,7 @@ __all__ = [
     "AgentBuildError",
     "CannotScore",
     "NoAnalysis",
+    "MoveAbandoned",
 ]
 
 
@@ -54,3 +55,7 @@ class CannotScore(PlayError):
 
 class NoAnalysis(PlayError):
     """The board's agent does not search, so there is nothing to analyse."""
+
+
+class MoveAbandoned(PlayError):
+    """The game changed (or the move was cancelled) while the move was searched: not played."""

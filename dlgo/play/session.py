@@ -1,20 +1,26 @@
 """One game as the engine plays it: the object every front end drives (GTP, the web page).
 
     session = PlaySession(load_config(path))              # agents built in the background
-    session.game.play(Player.black, Move.play(Point(3, 3)))
-    plan = session.plan_move(Player.white, started=time.monotonic())
-    choice, agent = session.decide(plan)                  # in a worker thread: plan.budget.stop ends it
-    session.finish_move(plan, choice, agent)              # played, clock charged, resign streak kept
+    session.play(Player.black, Move.play(Point(3, 3)))
+    move = session.genmove(Player.white)                  # a Future: searched in the session's thread
+    session.stop()                                        # (any time) answer now with the best so far
+    choice = move.result()                                # played, clock charged, resign streak kept
     session.count()                                       # the final count, as ``scoring`` says
 
 What it holds: the config, the agents per board size (``AgentPool``: built and warmed in the
 background, shared by the sessions of one config), the game with its record (``Game``), the
 clocks (``Clock``) and the move budget they give, the engine's measured own time per move,
-the resign history, and pondering. What it decides: the move (the search, then the one
-end-of-game policy of ``dlgo.play.decision``), the final count (``scoring``: the network's
-ownership or playouts). It raises ``dlgo.play.errors``; the front ends word them (GTP text,
-HTTP statuses). Protocol matters stay with the front ends: reading commands, watching the input
-for interrupts, formats, chat.
+the resign history, pondering, and its one search thread (``dlgo.play.worker``). What it
+decides: the move (the search, then the one end-of-game policy of ``dlgo.play.decision``), the
+final count (``dlgo.play.counting``). It raises ``dlgo.play.errors``; the front ends word them
+(GTP text, HTTP statuses). Protocol matters stay with the front ends: reading commands,
+watching the input for interrupts, formats, chat.
+
+The game changes only through the session's methods (``play``, ``undo``, ``clear``,
+``set_komi``, ``set_handicap``, ``set_game``), under its ``lock``; a change drops a move still
+searched for the position before (its future raises ``MoveAbandoned``). A move is committed,
+and its future resolved, inside the same lock, so a front end that keeps state beside the game
+(the web page) holds that lock too and sees the move and its own state change together.
 
 This is KataGo's ``Setup`` + ``AsyncBot`` and minigo's ``MCTSPlayer`` in this project's names.
 """
@@ -25,28 +31,35 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from dlgo.agent.base import Agent
-from dlgo.deadstones import Count, count, ownership_count
-from dlgo.goboard import GameState
-from dlgo.gotypes import Player
+from dlgo.deadstones import Count
+from dlgo.goboard import GameState, Move
+from dlgo.gotypes import Player, Point
 from dlgo.play.agents import AgentBuild, AgentPool, Overhead
 from dlgo.play.clock import BudgetSettings, Clock, move_budget, move_limit, time_banks
 from dlgo.play.config import Config
+from dlgo.play.counting import counting_build, final_count
 from dlgo.play.decision import DecisionSettings, MoveChoice, choose_move
-from dlgo.play.errors import CannotScore, NoAnalysis, PlayError
+from dlgo.play.errors import MoveAbandoned, NoAnalysis, PlayError
 from dlgo.play.game import Game, position_for
 from dlgo.play.memory import trim_heap
+from dlgo.play.move import MoveFuture, MovePlan
 from dlgo.play.quickmove import quick_move
 from dlgo.play.resign_history import ResignHistory
+from dlgo.play.worker import SearchWorker
 from dlgo.rules import RuleSet, parse_rules
-from dlgo.search import ProgressCallback, SearchAgent, SearchBudget
-from dlgo.territory import territory_result
+from dlgo.search import ProgressCallback, SearchAgent, SearchBudget, SearchResult
 
-__all__ = ["PlaySession", "MovePlan", "SearchThread", "QUICK_MOVE_RESERVE"]
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["PlaySession", "QUICK_MOVE_RESERVE"]
 
 log = logging.getLogger(__name__)
 
@@ -55,55 +68,15 @@ log = logging.getLogger(__name__)
 QUICK_MOVE_RESERVE = 0.2
 
 
-class SearchThread(threading.Thread):
-    """Runs ``fn`` in the background and keeps its value or exception for the caller."""
-
-    def __init__(self, fn: Callable[[], Any], name: str = "search") -> None:
-        super().__init__(name=name, daemon=True)
-        self._fn = fn
-        self.value: Any = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.value = self._fn()
-        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
-            self.error = e
-
-    def outcome(self) -> Any:
-        """The value of ``fn``, or its exception raised here (call after the thread ended)."""
-        if self.error is not None:
-            raise self.error
-        return self.value
-
-
-@dataclass
-class MovePlan:
-    """One move's search as set before it starts: whose move, its time and its decision rules."""
-
-    player: Player
-    state: GameState  # the position with ``player`` to move
-    cleanup: bool
-    started: float  # when the front end began the move: its time counts from here
-    seconds: float | None  # the move's budget; None: no time limit
-    deadline: float | None  # when the answer is due
-    overhead_floor: float  # time.move_overhead
-    build: AgentBuild
-    budget: SearchBudget
-    settings: DecisionSettings
-    opponent_passed: bool
-    move_number: int
-    previous_values: list[float | None]
-
-
 class PlaySession:
-    """A game, its clocks and the agents that play it; see the module's docstring."""
+    """A game, its clocks, the agents that play it and its search thread; see the module's
+    docstring."""
 
     def __init__(self, config: Config, agents: AgentPool | None = None) -> None:
         self.config = config
         self.agents = agents if agents is not None else AgentPool(config)
         size = config.get("engine.board_size")
-        self.game = Game(size, size, config.get("engine.komi"), config.get("engine.handicap_compensation"))
+        self._game = Game(size, size, config.get("engine.komi"), config.get("engine.handicap_compensation"))
         self.rules: RuleSet = parse_rules(config.get("engine.rules"))
         self.clock = Clock()
         self.overhead = Overhead()
@@ -111,9 +84,13 @@ class PlaySession:
         self.last_choice: MoveChoice | None = None
         self.last_winrate: float | None = None  # of our last move, for the player who made it
         self.finished = 0.0  # when the last move's decision ended (time.monotonic)
+        # Held while the game changes and while a move is committed (see the module's docstring).
+        self.lock = threading.RLock()
+        self._worker = SearchWorker()
+        self._generation = 0  # bumped by every change of the game: a move searched before is dropped
         self._rng: random.Random | None = None
         self._ponder_after: tuple[SearchAgent, GameState] | None = None
-        self._ponder: tuple[threading.Event, SearchThread] | None = None
+        self._ponder: tuple[threading.Event, Future[SearchResult]] | None = None
 
     # --- config as it applies to the board ---------------------------------------------------------
     def size_key(self) -> int | None:
@@ -134,6 +111,51 @@ class PlaySession:
         trim_heap()
         self.clock.reset()
         self.last_choice, self.last_winrate = None, None
+
+    # --- the game: read it, change it through these ------------------------------------------------
+    @property
+    def game(self) -> Game:
+        """The game; change it through the methods below, never directly."""
+        return self._game
+
+    @contextmanager
+    def _change(self) -> Iterator[None]:
+        """A change of the game, under the lock; when it goes through (a refusal changes
+        nothing), a move under way is dropped and every search stops."""
+        with self.lock:
+            yield
+            self._generation += 1
+            self._worker.stop()
+
+    def play(self, player: Player, move: Move) -> GameState:
+        """Play ``move`` for ``player``; ``IllegalMove`` changes nothing."""
+        with self._change():
+            return self._game.play(player, move)
+
+    def undo(self) -> None:
+        """Take back the last move (``CannotUndo`` without one); the last choice goes with it."""
+        with self._change():
+            self._game.undo()
+            self.last_choice = None
+
+    def clear(self, rows: int | None = None, cols: int | None = None) -> None:
+        """An empty board, of ``rows`` x ``cols`` when given (call ``new_game`` for the clocks)."""
+        with self._change():
+            self._game.clear(rows, cols)
+
+    def set_komi(self, komi: float) -> None:
+        with self._change():
+            self._game.set_komi(komi)
+
+    def set_handicap(self, points: Iterable[Point], count_as_handicap: bool = True) -> None:
+        """Black setup stones on the empty board (``BoardNotEmpty``, ``BadSetup`` otherwise)."""
+        with self._change():
+            self._game.set_handicap(points, count_as_handicap)
+
+    def set_game(self, game: Game) -> None:
+        """Play ``game`` from now on: a loaded record, a new game, or a saved copy put back."""
+        with self._change():
+            self._game = game
 
     # --- the move budget ---------------------------------------------------------------------------
     def budget_settings(self) -> BudgetSettings:
@@ -210,12 +232,71 @@ class PlaySession:
         plan.budget.deadline = self.search_deadline(plan)
         return plan
 
-    def decide(
+    def genmove(
+        self,
+        player: Player,
+        on_progress: ProgressCallback | None = None,
+        stop: threading.Event | None = None,
+        commit: bool = True,
+        *,
+        started: float | None = None,
+        cleanup: bool = False,
+        progress_interval: float = 0.5,
+    ) -> MoveFuture:
+        """``player``'s move, searched and decided in the session's thread; played when
+        ``commit`` (not a resignation), the clock charged either way. The move is planned here
+        first: its refusals (``UnsupportedSize``, ``AgentBuildError``) are raised at once,
+        before a front end begins its answer. ``started``: when the front end began the move,
+        its time counts from there (default: now). ``on_progress`` gets the search's progress
+        every ``progress_interval`` seconds, in the search thread. ``stop`` (the caller's), or
+        ``stop()``, ends the search early with the best move found so far. The future resolves
+        inside ``lock`` once the move is played."""
+        self.stop_pondering()
+
+        def make(move: MoveFuture, generation: int) -> None:
+            plan = move.plan
+            with self.agents.searching():  # builds nobody waits for yet do not compete with it
+                choice, agent = self._decide(plan, on_progress, progress_interval)
+            with self.lock:
+                if generation != self._generation:
+                    raise MoveAbandoned("the game changed while the move was searched: it was not played")
+                move.elapsed = self._finish_move(plan, choice, agent, commit)
+                move.agent = agent
+                move.set_result(choice)  # inside the lock: its callbacks see the move played
+
+        with self.lock:  # planned and queued before any change of the game can come between
+            plan = self.plan_move(player, time.monotonic() if started is None else started, cleanup)
+            if stop is not None:
+                plan.budget.stop = stop
+            assert plan.budget.stop is not None
+            move = MoveFuture(plan)
+            generation = self._generation
+            self._worker.submit(lambda: make(move, generation), plan.budget.stop, move)
+        return move
+
+    def stop(self) -> None:
+        """End the session's search now: a move is answered (and played) with the best found so
+        far, an analysis or pondering ends."""
+        self._worker.stop()
+
+    def cancel(self) -> None:
+        """Stop as ``stop`` does and drop a move under way: nothing is played, its future raises
+        ``MoveAbandoned``."""
+        with self.lock:
+            self._generation += 1
+            self._worker.stop()
+
+    @property
+    def searching(self) -> bool:
+        """Whether a search runs or waits in the session's thread (pondering included)."""
+        return self._worker.busy
+
+    def _decide(
         self, plan: MovePlan, on_progress: ProgressCallback | None = None, progress_interval: float = 0.5
     ) -> tuple[MoveChoice, Agent | None]:
         """The move for ``plan`` and the agent that chose it (None: a quick move while the agent
-        was still built). Runs in the caller's thread until the search ends; ``plan.budget.stop``
-        ends it early with the best move found so far."""
+        was still built), in the session's thread; ``plan.budget.stop`` ends the search early
+        with the best move found so far."""
         budget, stop = plan.budget, plan.budget.stop
         assert stop is not None
         agent = self._await_agent(plan.build, plan.started, budget.deadline, stop)
@@ -241,8 +322,8 @@ class PlaySession:
             )
         return choice, lent
 
-    def finish_move(self, plan: MovePlan, choice: MoveChoice, agent: Agent | None, commit: bool = True) -> float:
-        """After ``decide``: the move played (when ``commit``; not a resignation), the clock
+    def _finish_move(self, plan: MovePlan, choice: MoveChoice, agent: Agent | None, commit: bool = True) -> float:
+        """After ``_decide``: the move played (when ``commit``; not a resignation), the clock
         charged, the resign streak and the engine's own time per move kept. Returns the
         seconds the move took from ``plan.started``."""
         self.finished = time.monotonic()
@@ -251,7 +332,8 @@ class PlaySession:
         if budget.deadline is not None and agent is not None and self.finished >= budget.deadline:
             self.overhead.record(self.finished - budget.deadline)  # the search ran to its deadline
         if commit and not choice.move.is_resign:
-            self.game.play(plan.player, choice.move)
+            self._game.play(plan.player, choice.move)
+            self._generation += 1  # a move searched for the position before is stale now
             self.resign_history.record(self.game.state, choice)
             if isinstance(agent, SearchAgent) and agent.keeps_tree:
                 self._ponder_after = (agent, self.game.state)
@@ -307,66 +389,73 @@ class PlaySession:
             return None
         return agent if isinstance(agent, SearchAgent) and agent.network_ownership else None
 
+    def analyze(
+        self,
+        budget: SearchBudget,
+        player: Player | None = None,
+        on_progress: ProgressCallback | None = None,
+        progress_interval: float = 0.5,
+        ownership: bool = False,
+    ) -> Future[SearchResult]:
+        """A search of the position with ``player`` (default: the side to move) to move, in the
+        session's thread, for analysis: nothing is played, no clock runs. The board's agent must
+        search: ``NoAnalysis`` is raised here, after waiting for its build. ``budget`` says when
+        the search ends, or ``stop()``. ``on_progress`` gets its progress every
+        ``progress_interval`` seconds, or once at the end when that is 0. ``ownership``: the
+        results carry the network's ownership, or for an agent without that head the playouts'
+        (``playout_ownership``, estimated before the search)."""
+        self.stop_pondering()
+        agent = self.searching_agent()
+        stop = budget.stop = budget.stop if budget.stop is not None else threading.Event()
+
+        def search(state: GameState, player: Player) -> SearchResult:
+            grid = self.playout_ownership(player) if ownership and not agent.network_ownership else None
+
+            def report(result: SearchResult) -> None:
+                assert on_progress is not None
+                on_progress(result if grid is None else replace(result, ownership=grid))
+
+            if on_progress is not None and progress_interval > 0:
+                result = agent.search(state, budget, on_progress=report, progress_interval=progress_interval)
+            else:
+                result = agent.search(state, budget)
+                if on_progress is not None:
+                    report(result)
+            return result if grid is None else replace(result, ownership=grid)
+
+        with self.lock:  # the position read and the search queued before any change can come between
+            side = self.game.state.next_player if player is None else player
+            position = position_for(self.game.state, side)
+            return self._worker.submit(lambda: search(position, side), stop)
+
+    def playout_ownership(self, player: Player) -> np.ndarray:
+        """Who owns each point at the end of random playouts from the position with ``player``
+        to move (``analysis.ownership_playouts``), rows from the top: the map of an agent
+        without an ownership head."""
+        from dlgo.playout import estimate_ownership  # compiled kernels: not at start-up
+
+        state = position_for(self.game.state, player)
+        return estimate_ownership(state, self.section("analysis")["ownership_playouts"]).grid()
+
     def count(self, state: GameState | None = None) -> Count:
         """``state`` (the game's position by default) counted as a finished game is, under the
         session's rules (``rules``: by area, or by territory with prisoners): dead stones found by
         the network's ownership or by playouts, as ``scoring.dead_stones`` says. ``CannotScore``
         if counting fails. The pass decision asks it too, so the engine passes only into a count
         that its own final score confirms."""
-        counted = self._area_count(state)
-        if self.rules.area:
-            return counted
         state = self.game.state if state is None else state
-        seki = [p for group in counted.status.seki for p in group]
-        return replace(counted, result=territory_result(state, counted.dead_stones(), seki))
-
-    def _area_count(self, state: GameState | None = None) -> Count:
-        """The area count of ``state`` (the game's position by default), dead stones found as
-        ``scoring.dead_stones`` says."""
-        state = self.game.state if state is None else state
-        scoring = self.section("scoring")
-        try:
-            build = self._counting_build(scoring["dead_stones"])
-            if build is None:
-                return count(state, scoring["playouts"], scoring["seed"])
-            visits = scoring["network_visits"]
-
-            def ownership():
-                # The board as a game going on (a finished game has nothing left to search).
-                board = GameState.from_position(state.board, state.next_player, state.komi)
-                with self.agents.lend(build) as agent:
-                    return agent.search(board, SearchBudget(max_visits=visits)).ownership
-
-            return ownership_count(state, ("network", id(build), visits), ownership)
-        except Exception as e:
-            log.exception("counting failed")
-            raise CannotScore(f"counting failed: {e}") from e
+        return final_count(state, self.agents, (self.game.rows, self.game.cols), self.section("scoring"), self.rules)
 
     def counts_with_network(self) -> bool:
         """Whether the final count finds dead stones with the network (else with playouts)."""
-        return self._counting_build(self.section("scoring")["dead_stones"]) is not None
-
-    def _counting_build(self, method: str) -> AgentBuild | None:
-        """The build of the board's agent when its network finds the dead stones (``method``
-        and an ownership head), waiting for it; None when playouts count."""
-        if method == "playouts":
-            return None
-        try:
-            _, _, build = self.agents.request(self.game.rows, self.game.cols)
-            build.done.wait()
-            agent = build.result()
-        except PlayError:
-            agent = None
-        if isinstance(agent, SearchAgent) and agent.network_ownership:
-            return build
-        if method == "network":
-            log.warning("scoring.dead_stones = network, but the board's agent has no ownership head: playouts count")
-        return None
+        board = (self.game.rows, self.game.cols)
+        return counting_build(self.agents, board, self.section("scoring")["dead_stones"]) is not None
 
     # --- pondering ---------------------------------------------------------------------------------
     def start_pondering(self) -> None:
-        """After our committed move, search the opponent's position until ``stop_pondering``;
-        agents that keep their tree (zero, alphago) then start the next move from it."""
+        """After our committed move, search the opponent's position in the session's thread
+        until ``stop_pondering``; agents that keep their tree (zero, alphago) then start the next
+        move from it."""
         after, self._ponder_after = self._ponder_after, None
         if after is None or not self.config.get("engine.ponder"):
             return
@@ -375,16 +464,15 @@ class PlaySession:
             return
         stop = threading.Event()
         budget = SearchBudget(max_visits=self.section("analysis")["max_visits"], stop=stop)
-        worker = SearchThread(lambda: agent.search(state, budget), name="ponder")
-        worker.start()
-        self._ponder = (stop, worker)
+        self._ponder = (stop, self._worker.submit(lambda: agent.search(state, budget), stop))
 
     def stop_pondering(self) -> None:
+        """End pondering and wait for its search to stop (no-op when not pondering)."""
         if self._ponder is None:
             return
-        stop, worker = self._ponder
+        stop, search = self._ponder
         self._ponder = None
         stop.set()
-        worker.join()
-        if worker.error is not None:
-            log.warning("pondering failed: %r", worker.error)
+        error = search.exception()
+        if error is not None:
+            log.warning("pondering failed: %r", error)

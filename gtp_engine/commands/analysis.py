@@ -1,7 +1,8 @@
 """Analysis: Leela Zero / KataGo streams (``analyze``, ``genmove_analyze`` and their forms) and
 GoGui's analyze commands (ownership, visits, principal variation, interrupt).
 
-The output formats are ``gtp_engine.analysis_formats``'s; the searches run in ``SearchRunner``.
+The output formats are ``gtp_engine.analysis_formats``'s; the searches are the session's
+(``PlaySession.genmove``, ``PlaySession.analyze``), waited for by ``SearchRunner``.
 Ownership maps come from the search when the network has an ownership head (KataGo's, averaged
 over the search tree; ``SearchAgent.network_ownership``), else from Monte Carlo playouts.
 """
@@ -11,12 +12,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING
-
-import numpy as np
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, TypeVar
 
 from dlgo.gotypes import Player
-from dlgo.play.game import position_for
+from dlgo.play.move import MoveFuture
 from dlgo.search import SearchBudget, SearchResult
 from gtp_engine.analysis_formats import gogui_dboard, gogui_pspairs, gogui_var, info_line, parse_analysis_args
 from gtp_engine.channel import OutputClosed
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from gtp_engine.engine import Engine
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # GoGui's Analyze menu: type/label/command.
 GOGUI_ANALYZE_COMMANDS = (
@@ -38,11 +41,20 @@ GOGUI_ANALYZE_COMMANDS = (
 )
 
 
-def _ownership_grid(engine: Engine, player: Player) -> np.ndarray:
-    from dlgo.playout import estimate_ownership
+def _open_stream(engine: Engine, cmd: Command, start: Callable[[Callable[[str], None]], Future[T]]) -> Future[T]:
+    """Start a search whose info lines stream as ``cmd``'s answer: ``start(write)`` raises the
+    play layer's refusals before the answer begins, and ``write`` holds the search's lines
+    until the answer's first line is out (the search starts first, in the session's thread)."""
+    opened = threading.Lock()
 
-    state = position_for(engine.game.state, player)
-    return estimate_ownership(state, engine.section("analysis")["ownership_playouts"]).grid()
+    def write(line: str) -> None:
+        with opened:
+            engine.write(line + "\n")
+
+    with opened:
+        search = start(write)
+        engine.begin_stream(cmd)
+    return search
 
 
 # --- streams --------------------------------------------------------------------------------------
@@ -51,18 +63,22 @@ def _genmove_analyze(engine: Engine, cmd: Command, kata: bool) -> None:
     then ``play VERTEX``."""
     request = parse_analysis_args(cmd.args, engine.game.rows, engine.game.cols)
     player = request.player or engine.game.state.next_player
-    plan = engine.runner.plan_move(player)  # fails before the stream begins
 
-    def write_info(result: SearchResult) -> None:
-        line = info_line(result, kata, request, player)
+    def start(write: Callable[[str], None]) -> MoveFuture:
+        def write_info(result: SearchResult) -> None:
+            line = info_line(result, kata, request, player)
+            if line:
+                write(line)
+
+        on_progress = write_info if request.interval > 0 else None
+        return engine.runner.start_move(player, on_progress=on_progress, progress_interval=request.interval or 1.0)
+
+    move = _open_stream(engine, cmd, start)
+    choice = engine.runner.finish_move(move)
+    if request.interval <= 0 and choice.result is not None:
+        line = info_line(choice.result, kata, request, player)
         if line:
             engine.write(line + "\n")
-
-    engine.begin_stream(cmd)
-    on_progress = write_info if request.interval > 0 else None
-    choice = engine.runner.play_move(plan, on_progress=on_progress, progress_interval=request.interval or 1.0)
-    if request.interval <= 0 and choice.result is not None:
-        write_info(choice.result)
     engine.write(f"play {format_move(choice.move)}\n\n")
     return None
 
@@ -78,29 +94,18 @@ def kata_genmove_analyze(engine: Engine, cmd: Command) -> None:
 def _analyze(engine: Engine, cmd: Command, kata: bool) -> None:
     """Search the position and stream info lines until the next input line."""
     request = parse_analysis_args(cmd.args, engine.game.rows, engine.game.cols)
-    agent = engine.session.searching_agent()
     player = request.player or engine.game.state.next_player
-    state = position_for(engine.game.state, player)
-    stop = threading.Event()
-    budget = SearchBudget(max_visits=engine.section("analysis")["max_visits"], stop=stop)
-    ownership_box: list[np.ndarray] = []
+    budget = SearchBudget(max_visits=engine.section("analysis")["max_visits"])
 
-    def progress(result: SearchResult) -> None:
-        own = ownership_box[0] if ownership_box else None
-        line = info_line(result, kata, request, player, own)
-        if line:
-            engine.write(line + "\n")
+    def start(write: Callable[[str], None]) -> Future[SearchResult]:
+        def progress(result: SearchResult) -> None:
+            line = info_line(result, kata, request, player)
+            if line:
+                write(line)
 
-    def work() -> None:
-        if request.ownership and not agent.network_ownership:
-            ownership_box.append(_ownership_grid(engine, player))
-        if request.interval > 0:
-            agent.search(state, budget, on_progress=progress, progress_interval=request.interval)
-        else:
-            progress(agent.search(state, budget))
+        return engine.session.analyze(budget, player, progress, request.interval, ownership=request.ownership)
 
-    engine.begin_stream(cmd)
-    error = engine.runner.run_until_input(work, stop)
+    error = engine.runner.run_until_input(_open_stream(engine, cmd, start))
     engine.write("\n")
     if isinstance(error, OutputClosed):
         raise error
@@ -128,18 +133,15 @@ def gogui_interrupt(engine: Engine, cmd: Command) -> str:
 
 def _one_shot_search(engine: Engine) -> tuple[SearchResult, Player]:
     """A search of ``analysis.visits`` / ``analysis.seconds`` for GoGui, stopped by an interrupt."""
-    agent = engine.session.searching_agent()
+    engine.session.searching_agent()  # its build first: the seconds are the search's
     player = engine.game.state.next_player
-    state = position_for(engine.game.state, player)
     analysis = engine.section("analysis")
-    stop = threading.Event()
     seconds = analysis["seconds"] or None
     budget = SearchBudget(
         max_visits=analysis["visits"],
         deadline=None if seconds is None else time.monotonic() + seconds,
-        stop=stop,
     )
-    return engine.runner.run_interruptible(lambda: agent.search(state, budget), stop), player
+    return engine.runner.run_interruptible(engine.session.analyze(budget, player)), player
 
 
 def dlgo_ownership(engine: Engine, cmd: Command) -> str:
@@ -148,7 +150,7 @@ def dlgo_ownership(engine: Engine, cmd: Command) -> str:
         result, _ = _one_shot_search(engine)
         if result.ownership is not None:
             return gogui_dboard(result.ownership)
-    return gogui_dboard(_ownership_grid(engine, engine.game.state.next_player))
+    return gogui_dboard(engine.session.playout_ownership(engine.game.state.next_player))
 
 
 def dlgo_visits(engine: Engine, cmd: Command) -> str:

@@ -67,7 +67,7 @@ def boardsize(engine: Engine, cmd: Command) -> str:
         raise GtpError(UNACCEPTABLE_SIZE)
     if engine.agents.resolve(rows, cols) is None:
         raise GtpError(UNACCEPTABLE_SIZE)
-    engine.game.clear(rows, cols)
+    engine.session.clear(rows, cols)
     engine.new_game()
     try:
         engine.agents.request(rows, cols)  # its agent is built next, before the first genmove
@@ -77,7 +77,7 @@ def boardsize(engine: Engine, cmd: Command) -> str:
 
 
 def clear_board(engine: Engine, cmd: Command) -> str:
-    engine.game.clear()
+    engine.session.clear()
     engine.new_game()
     return ""
 
@@ -87,7 +87,7 @@ def komi(engine: Engine, cmd: Command) -> str:
     value = parse_float(text)
     if abs(value) > 1000:
         raise GtpError(SYNTAX_ERROR)
-    engine.game.set_komi(value)
+    engine.session.set_komi(value)
     return ""
 
 
@@ -95,7 +95,7 @@ def play(engine: Engine, cmd: Command) -> str:
     color_text, vertex = expect_args(cmd, 2)
     player = parse_color(color_text)
     move = parse_move(vertex, engine.game.rows, engine.game.cols)
-    engine.game.play(player, move)
+    engine.session.play(player, move)
     return ""
 
 
@@ -116,8 +116,7 @@ def kgs_genmove_cleanup(engine: Engine, cmd: Command) -> str:
 
 def undo(engine: Engine, cmd: Command) -> str:
     expect_args(cmd, 0)
-    engine.game.undo()
-    engine.session.last_choice = None
+    engine.session.undo()
     return ""
 
 

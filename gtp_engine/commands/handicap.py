@@ -39,7 +39,7 @@ def fixed_handicap(engine: Engine, cmd: Command) -> str:
         points = fixed_handicap_points(engine.game.rows, n)
     except ValueError:
         raise GtpError(INVALID_STONES) from None
-    engine.game.set_handicap(points)
+    engine.session.set_handicap(points)
     return " ".join(format_vertex(p) for p in points)
 
 
@@ -51,7 +51,7 @@ def place_free_handicap(engine: Engine, cmd: Command) -> str:
         points = free_handicap_points(engine.game.rows, n)
     except ValueError:
         raise GtpError(INVALID_STONES) from None
-    engine.game.set_handicap(points)
+    engine.session.set_handicap(points)
     return " ".join(format_vertex(p) for p in points)
 
 
@@ -66,5 +66,5 @@ def set_free_handicap(engine: Engine, cmd: Command) -> str:
             raise GtpError(BAD_VERTEX_LIST) from None
     if not engine.game.is_empty():
         raise GtpError(BOARD_NOT_EMPTY)
-    engine.game.set_handicap(points, count_as_handicap=len(points) >= 2)
+    engine.session.set_handicap(points, count_as_handicap=len(points) >= 2)
     return ""

@@ -60,7 +60,7 @@ def loadsgf(engine: Engine, cmd: Command) -> str:
         log.warning("loadsgf: setup stones after move %d: the game starts from that position", start)
     game = Game(rows, cols, record.komi, engine.game.handicap_compensation)
     game.load(states[start], record.moves[start:last], record.handicap, states=states[start + 1 : last + 1])
-    engine.game = game
+    engine.session.set_game(game)
     engine.new_game()
     return color_name(game.state.next_player)
 
