@@ -188,6 +188,19 @@ def test_the_engine_tells_its_search_whether_time_banks() -> None:
     assert banks == [False, True, True]  # no clock yet (time per move), main time, 10 stones a period
 
 
+def test_the_engine_lets_an_unsure_move_run_on_in_main_time_only() -> None:
+    eng = InProcessEngine("engine.preload=false", "time.unsure_factor=2", config="configs/engine/random.toml")
+    eng.ok("time_settings 300 10 1")
+    plan = eng.engine.session.plan_move(Player.black, time.monotonic())
+    assert plan.budget.unsure_deadline is not None and plan.budget.deadline is not None
+    assert plan.budget.unsure_deadline > plan.budget.deadline and plan.unsure_deadline <= plan.started + 290
+    eng.ok("time_left black 5 1")  # in the period: its share is whole already
+    assert eng.engine.session.plan_move(Player.black, time.monotonic()).budget.unsure_deadline is None
+    off = InProcessEngine("engine.preload=false", config="configs/engine/random.toml")
+    off.ok("time_settings 300 10 1")
+    assert off.engine.session.plan_move(Player.black, time.monotonic()).budget.unsure_deadline is None
+
+
 def test_clock_keeping() -> None:
     clock = Clock(TimeControl("byoyomi", 10, 5, 2))
     clock.spend(Player.black, 4)

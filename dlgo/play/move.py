@@ -37,6 +37,7 @@ class MovePlan:
     opponent_passed: bool
     move_number: int
     previous_values: list[float | None]
+    unsure_deadline: float | None = None  # when the answer is due if the search runs on while unsure
 
 
 class MoveFuture(Future[MoveChoice]):

@@ -42,7 +42,7 @@ from dlgo.deadstones import Count
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.play.agents import AgentBuild, AgentPool, Overhead
-from dlgo.play.clock import BudgetSettings, Clock, move_budget, move_limit, time_banks
+from dlgo.play.clock import BudgetSettings, Clock, move_budget, move_limit, time_banks, unsure_budget
 from dlgo.play.config import Config
 from dlgo.play.counting import counting_build, final_count
 from dlgo.play.decision import DecisionSettings, MoveChoice, choose_move
@@ -163,19 +163,25 @@ class PlaySession:
 
     def budget_seconds(self, player: Player) -> float | None:
         """Seconds ``player``'s next move may think (the clock's share); None: no limit."""
+        return move_budget(self.clock.control, self.clock.clocks[player], self.budget_settings(), **self._phase(player))
+
+    def unsure_seconds(self, player: Player) -> float | None:
+        """Seconds ``player``'s next move may run on to while its best move is unsure (main time,
+        ``time.unsure_factor``); None: no extension."""
+        return unsure_budget(
+            self.clock.control, self.clock.clocks[player], self.budget_settings(), **self._phase(player)
+        )
+
+    def _phase(self, player: Player) -> dict:
+        """What the clock's share depends on besides the clock: the board's emptiness, a pass, a clear result."""
         board = self.game.board
         points = board.num_rows * board.num_cols
-        empty = points - sum(1 for _ in board.stones())
-        clear = self.last_winrate is not None and not (0.05 <= self.last_winrate <= 0.95)
-        return move_budget(
-            self.clock.control,
-            self.clock.clocks[player],
-            self.budget_settings(),
-            empty,
-            points,
-            opponent_passed=self.game.opponent_passed(player),
-            clear_result=clear,
-        )
+        return {
+            "empty": points - sum(1 for _ in board.stones()),
+            "points": points,
+            "opponent_passed": self.game.opponent_passed(player),
+            "clear_result": self.last_winrate is not None and not (0.05 <= self.last_winrate <= 0.95),
+        }
 
     def deadline(self, player: Player, started: float, seconds: float | None) -> float | None:
         """When the move that began at ``started`` with ``seconds`` to think must stop: its
@@ -193,13 +199,20 @@ class PlaySession:
                 deadline = min(deadline, max(reported + limit, started + settings.minimum))
         return deadline
 
-    def search_deadline(self, plan: MovePlan) -> float | None:
-        """The deadline less the engine's own work after the search (at most a quarter of the
-        move's time), so that the answer is out by the move's deadline."""
-        if plan.deadline is None:
+    def search_deadline(self, plan: MovePlan, deadline: float | None = None) -> float | None:
+        """The deadline (``plan.deadline`` unless given) less the engine's own work after the
+        search (at most a quarter of the move's time), so that the answer is out by then."""
+        deadline = plan.deadline if deadline is None else deadline
+        if deadline is None:
             return None
         own = self.overhead.estimate(plan.overhead_floor, plan.build.overhead)
-        return plan.deadline - min(own, 0.25 * (plan.deadline - plan.started))
+        return deadline - min(own, 0.25 * (deadline - plan.started))
+
+    def _set_search_deadlines(self, plan: MovePlan) -> None:
+        budget = plan.budget
+        budget.deadline = self.search_deadline(plan)
+        if plan.unsure_deadline is not None and plan.deadline is not None and plan.unsure_deadline > plan.deadline:
+            budget.unsure_deadline = self.search_deadline(plan, plan.unsure_deadline)
 
     # --- the move ----------------------------------------------------------------------------------
     def plan_move(self, player: Player, started: float, cleanup: bool = False) -> MovePlan:
@@ -229,7 +242,11 @@ class PlaySession:
                 self.game.state, player, settings.resign_consecutive_moves - 1
             ),
         )
-        plan.budget.deadline = self.search_deadline(plan)
+        unsure = self.unsure_seconds(player)
+        if unsure is not None:
+            plan.unsure_deadline = self.deadline(player, started, unsure)
+            plan.budget.unsure_visit_ratio = self.budget_settings().unsure_visit_ratio
+        self._set_search_deadlines(plan)
         return plan
 
     def genmove(
@@ -305,7 +322,7 @@ class PlaySession:
             return MoveChoice(move, f"quick move while agent {plan.build.name} is built: {why}"), None
         with self.agents.lend(plan.build) as lent:
             budget.max_visits = lent.visit_limit if isinstance(lent, SearchAgent) else None
-            budget.deadline = self.search_deadline(plan)  # the agent's own measure, now that it is built
+            self._set_search_deadlines(plan)  # the agent's own measure, now that it is built
             choice = choose_move(
                 lent,
                 plan.state,
@@ -329,8 +346,11 @@ class PlaySession:
         self.finished = time.monotonic()
         elapsed = self.finished - plan.started
         budget = plan.budget
-        if budget.deadline is not None and agent is not None and self.finished >= budget.deadline:
-            self.overhead.record(self.finished - budget.deadline)  # the search ran to its deadline
+        # The search ran to its last deadline: what came after is the engine's own time. (Past
+        # ``deadline`` but before ``unsure_deadline`` it stopped when sure: no measure.)
+        last = budget.unsure_deadline if budget.unsure_deadline is not None else budget.deadline
+        if last is not None and agent is not None and self.finished >= last:
+            self.overhead.record(self.finished - last)
         if commit and not choice.move.is_resign:
             self._game.play(plan.player, choice.move)
             self._generation += 1  # a move searched for the position before is stale now
