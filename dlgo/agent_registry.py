@@ -21,7 +21,9 @@ One key per concept in every agent table: ``rounds`` (search visits per move at 
 accepted as aliases (``AgentType.aliases``), so its readers' configs keep working:
 ``num_rounds``/``temperature`` (``MCTSAgent``, book 4.5), ``num_simulations``/``c_u``
 (``AlphaGoMCTS``, book 13.4), ``rounds_per_move``/``c`` (``ZeroAgent``, book 14.2); ``c_puct``
-was this engine's own key for the Zero agent.
+was this engine's own key for the Zero agent. The search keys of ``zero`` and ``alphago`` are
+``dlgo.search.SearchSettings``' fields (``search_param``): their type, default, doc and range are
+written there once, and ``zero``'s aliases are its ``ALIASES``.
 
 ``predict``, ``zero`` and ``alphago`` load their networks when the agent is built; the engine
 checks every model file its config names at start-up (``config.check_model_files``), so a
@@ -38,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dlgo.agent.base import Agent
-from dlgo.search.base import SELECT_BY, TREES
+from dlgo.search.settings import ALIASES, config_keys
 
 __all__ = [
     "Param",
@@ -54,6 +56,7 @@ __all__ = [
     "resolve_paths",
     "model_file",
     "zero_params",
+    "search_param",
 ]
 
 
@@ -279,9 +282,22 @@ register(
 )
 
 
-_BATCH = Param(int, 16, "leaves evaluated per network call (virtual loss spreads them)", minimum=1, maximum=256)
-_REUSE = Param(bool, True, "keep the subtree of the moves played for the next search")
 _CACHE = Param(int, 50000, "network answers kept in the position cache (0: none; 1.5 KB each on 19x19)", minimum=0)
+
+
+def search_param(name: str, default: Any = None, doc: str | None = None) -> Param:
+    """The key of search setting ``name`` (``dlgo.search.settings.SearchSettings``: its type,
+    range and doc, the one place they are written), with a kind's own default and doc."""
+    kind, own_default, key = config_keys()[name]
+    return Param(
+        kind,
+        own_default if default is None else default,
+        doc or key.doc,
+        choices=key.choices,
+        minimum=key.minimum,
+        maximum=key.maximum,
+    )
+
 
 register(
     AgentType(
@@ -290,17 +306,13 @@ register(
         params={
             "policy_model": _MODEL,
             "value_model": _MODEL,
-            "rounds": Param(
-                int,
+            "rounds": search_param(
+                "rounds",
                 1000,
                 "simulations (root visits) per move at most (a clock stops it sooner); the book's num_simulations",
-                minimum=1,
             ),
-            "exploration": Param(
-                float,
-                5.0,
-                "PUCT exploration constant of u = c_u * P * sqrt(N) / (1 + n); the book's c_u (5)",
-                minimum=0.0,
+            "exploration": search_param(
+                "exploration", 5.0, "PUCT exploration constant of u = c_u * P * sqrt(N) / (1 + n); the book's c_u (5)"
             ),
             "lambda_value": Param(
                 float, 0.5, "leaf value = lambda * value net + (1 - lambda) * rollout", minimum=0.0, maximum=1.0
@@ -315,8 +327,8 @@ register(
             "rollout_model": Param(
                 str, "", "trained fast rollout policy (.keras, book 13.2) for the rollouts; empty: none", path=True
             ),
-            "batch_size": Param(int, 8, "leaves evaluated per network call", minimum=1, maximum=256),
-            "reuse_tree": _REUSE,
+            "batch_size": search_param("batch_size", 8, "leaves evaluated per network call"),
+            "reuse_tree": search_param("reuse_tree"),
             "cache_size": _CACHE,
             "threads": _THREADS,
             "seed": _SEED,
@@ -341,56 +353,8 @@ register(
         doc="AlphaGo Zero style PUCT search with one network (book chapter 14)",
         params={
             "model": _MODEL,
-            "rounds": Param(
-                int,
-                800,
-                "search visits per move at most (a clock stops it sooner); the book's rounds_per_move",
-                minimum=1,
-            ),
-            "exploration": Param(float, 2.0, "PUCT exploration constant c (c_puct); the book's c (2.0)", minimum=0.0),
-            "batch_size": _BATCH,
-            "batch_growth": Param(
-                int,
-                4,
-                "tree visits per leaf of a batch: a batch holds at most the tree's visits / this (and batch_size) "
-                "leaves, so virtual losses do not spread a small tree",
-                minimum=1,
-                maximum=4096,
-            ),
-            "reuse_tree": _REUSE,
-            "tree": Param(
-                str,
-                "compiled",
-                "the search tree: compiled (numba arrays, one compiled call per batch) or python (node objects; "
-                "a network with ownership and score heads always searches on it)",
-                choices=TREES,
-            ),
-            "fpu_reduction": Param(
-                float,
-                -1.0,
-                "value of a move the search has not visited yet: negative = 0, a draw (the book, AlphaGo Zero); "
-                "else the position's network value less this times sqrt(prior of the visited moves) (Leela Zero)",
-            ),
-            "score_utility": Param(
-                float,
-                0.0,
-                "KataGo's score utility, with a network that has a score head (not in self-play): a move's value "
-                "gains this x 2/pi x atan((its expected score - the position's) / score_scale); 0 = win rate only",
-                minimum=0.0,
-            ),
-            "score_scale": Param(
-                float,
-                5.0,
-                "points at which the score utility reaches half its factor (see score_utility)",
-                minimum=0.01,
-            ),
-            "select_by": Param(
-                str,
-                "visits",
-                "the move played: visits (the most visited, the book) or lcb (the best lower confidence bound of "
-                "the win rate among moves with at least a tenth of the top visits: Leela Zero, KataGo)",
-                choices=SELECT_BY,
-            ),
+            # the search's keys, defaults, docs and ranges: SearchSettings' (dlgo.search.settings)
+            **{name: search_param(name) for name in config_keys()},
             "cache_size": _CACHE,
             "threads": _THREADS,
             "runtime": Param(
@@ -404,7 +368,7 @@ register(
         build="dlgo.search.zero_agent:ZeroAgent.from_params",
         searches=True,
         supports_size=networks_play_size,
-        aliases={"rounds_per_move": "rounds", "c": "exploration", "c_puct": "exploration"},
+        aliases=ALIASES,
     )
 )
 

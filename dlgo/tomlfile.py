@@ -9,11 +9,13 @@ settings dataclass with the same kind of message for an unknown key or a value o
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import tomllib
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["TomlFileError", "read_toml", "build_table", "parse_override", "MAX_CONFIG_BYTES"]
+__all__ = ["TomlFileError", "read_toml", "build_table", "parse_override", "format_overrides", "MAX_CONFIG_BYTES"]
 
 # A config is a few KB; reading stops here so `--config /dev/zero` cannot eat the memory.
 MAX_CONFIG_BYTES = 1 << 20
@@ -94,3 +96,21 @@ def parse_override(text: str) -> dict[str, Any]:
     for part in reversed(parts[:-1]):
         nested = {part: nested}
     return nested
+
+
+def format_overrides(tables: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Nested tables -> ``a.b.c=value`` overrides that ``parse_override`` reads back as they are
+    (``{"zero": {"rounds": 400}}`` -> ``["zero.rounds=400"]``): each value written as TOML."""
+    out: list[str] = []
+    for key, value in tables.items():
+        if isinstance(value, Mapping):
+            out += format_overrides(value, f"{prefix}{key}.")
+        elif isinstance(value, bool):
+            out.append(f"{prefix}{key}={'true' if value else 'false'}")
+        elif isinstance(value, int | float):
+            out.append(f"{prefix}{key}={value!r}")
+        elif isinstance(value, str | os.PathLike):
+            out.append(f"{prefix}{key}={json.dumps(os.fspath(value))}")  # a JSON string is a TOML string
+        else:
+            raise TypeError(f"{prefix}{key}: no TOML value for {value!r}")
+    return out

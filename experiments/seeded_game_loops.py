@@ -49,14 +49,20 @@ def _digest(array: np.ndarray) -> str:
 
 
 def selfplay_games() -> dict:
+    from dlgo.search.settings import SearchSettings
     from dlgo.search.zero_agent import ZeroAgent
     from dlgo.zero.selfplay import SelfPlaySettings, play_game
 
     out = {}
     runs = {
-        "plain": (SelfPlaySettings(board_size=9, full_visits=24, fast_visits=8, batch_size=4), (True, False)),
+        "plain": (
+            SelfPlaySettings(board_size=9, full_visits=24, fast_visits=8, search=SearchSettings(batch_size=4)),
+            (True, False),
+        ),
         "resign": (
-            SelfPlaySettings(board_size=9, full_visits=24, fast_visits=8, batch_size=4, resign_threshold=-0.05),
+            SelfPlaySettings(
+                board_size=9, full_visits=24, fast_visits=8, search=SearchSettings(batch_size=4), resign_threshold=-0.05
+            ),
             (True, False),
         ),
         "cleanup_corner": (
@@ -64,7 +70,7 @@ def selfplay_games() -> dict:
                 board_size=9,
                 full_visits=24,
                 fast_visits=8,
-                batch_size=4,
+                search=SearchSettings(batch_size=4),
                 cleanup_playouts=100,
                 corner_start_fraction=0.5,
                 komi_spread=2,

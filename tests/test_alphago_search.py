@@ -174,7 +174,7 @@ def test_search_takes_the_capture_and_reuses_its_tree():
     agent = AlphaGoMCTS(AlphaGoEvaluator(policy, MaterialValue(), lambda_value=1.0), num_simulations=300, seed=3)
     result = agent.search(state, SearchBudget(max_visits=300))
     assert result.best.move == Move.play(Point(1, 4)) and result.best.winrate > 0.6
-    assert agent.settings.c_puct == 5.0
+    assert agent.settings.exploration == 5.0 and agent.num_simulations == agent.settings.rounds == 300
     after = state.apply_move(result.best.move)
     again = agent.search(after, SearchBudget(max_visits=1))
     assert again.visits == result.best.visits  # the subtree of the move played was kept

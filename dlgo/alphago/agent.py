@@ -20,58 +20,55 @@ from typing import Any
 
 from dlgo.alphago.evaluator import AlphaGoEvaluator
 from dlgo.search.agent import PUCTAgent
+from dlgo.search.settings import SearchSettings
 
-__all__ = ["AlphaGoMCTS"]
+__all__ = ["ALPHAGO_SEARCH", "AlphaGoMCTS"]
+
+
+#: AlphaGo's search (book 13.4): the book's c_u 5, 1,000 simulations, the Python tree (its
+#: leaves are rollouts and several networks, which the compiled tree does not evaluate)
+ALPHAGO_SEARCH = SearchSettings(rounds=1000, exploration=5.0, batch_size=8, tree="python")
 
 
 class AlphaGoMCTS(PUCTAgent):
-    """AlphaGo-style search on an ``AlphaGoEvaluator``; competitive play only (no noise)."""
+    """AlphaGo-style search on an ``AlphaGoEvaluator``; competitive play only (no noise).
+    ``num_simulations`` and ``c_u`` are the book's names of ``settings.rounds`` and
+    ``settings.exploration``."""
 
     def __init__(
         self,
         evaluator: AlphaGoEvaluator,
-        num_simulations: int = 1000,
-        c_u: float = 5.0,
+        num_simulations: int | None = None,
+        c_u: float | None = None,
         *,
-        batch_size: int = 8,
-        virtual_loss: float = 1.0,
-        reuse_tree: bool = True,
-        early_stop: bool = True,
+        settings: SearchSettings = ALPHAGO_SEARCH,
         max_seconds: float | None = None,
         seed: int | None = None,
+        **changes: Any,
     ) -> None:
-        super().__init__(
-            evaluator,
-            rounds_per_move=num_simulations,
-            c=c_u,
-            batch_size=batch_size,
-            virtual_loss=virtual_loss,
-            reuse_tree=reuse_tree,
-            early_stop=early_stop,
-            max_seconds=max_seconds,
-            seed=seed,
-        )
+        book = {"rounds": num_simulations, "exploration": c_u}
+        settings = settings.replace(**{k: v for k, v in book.items() if v is not None}, **changes)
+        super().__init__(evaluator, settings, max_seconds=max_seconds, seed=seed)
 
     @property
     def num_simulations(self) -> int:
-        return self.rounds_per_move
+        return self.settings.rounds
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any], board_size: int) -> AlphaGoMCTS:
         """The ``alphago`` agent kind (``dlgo.agent_registry``): its config table, every key given
-        and the model files it needs checked (no value network when ``lambda_value`` is 0)."""
+        and the model files it needs checked (no value network when ``lambda_value`` is 0); its
+        search keys (``rounds``, ``exploration``, ``batch_size``, ``reuse_tree``) become the
+        agent's ``SearchSettings``."""
         return cls.from_models(
             params["policy_model"],
             params["value_model"] if params["lambda_value"] > 0 else None,
             board_size=board_size,
-            num_simulations=int(params["rounds"]),
-            c_u=float(params["exploration"]),
+            settings=SearchSettings.from_config(params, ALPHAGO_SEARCH),
             lambda_value=float(params["lambda_value"]),
             rollouts=int(params["rollouts"]),
             rollout_policy=str(params["rollout_policy"]),
             rollout_model=params["rollout_model"] or None,
-            batch_size=int(params["batch_size"]),
-            reuse_tree=bool(params["reuse_tree"]),
             cache_size=int(params["cache_size"]),
             threads=int(params["threads"]) or None,
             seed=params["seed"],
@@ -93,7 +90,7 @@ class AlphaGoMCTS(PUCTAgent):
         cache_size: int = 50_000,
         threads: int | None = None,
         seed: int | None = None,
-        **kwargs,
+        **kwargs: Any,
     ) -> AlphaGoMCTS:
         """An agent on saved networks: the (strong) policy network for priors and, unless
         ``value_model`` is None, the value network; random symmetry and a cache for both.

@@ -18,6 +18,12 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dlgo.tomlfile import format_overrides
+
+if TYPE_CHECKING:
+    from dlgo.search.settings import SearchSettings
 
 __all__ = [
     "PlayerSpec",
@@ -26,6 +32,9 @@ __all__ = [
     "pachi_player",
     "katago_player",
     "dlgo_player",
+    "DEFAULT_ENGINE_CONFIG",
+    "engine_search_settings",
+    "zero_engine_player",
     "command_player",
     "player_from_text",
     "GNUGO_REFEREE_ARGS",
@@ -168,6 +177,47 @@ def dlgo_player(
     return PlayerSpec(
         label or default_label, tuple(argv), kind=DLGO, time_commands=False, extra_sets=tuple(sets), cwd=root
     )
+
+
+#: the config our engine plays without ``--config`` in a checkout (``dlgo.shipped`` links to it)
+DEFAULT_ENGINE_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "engine" / "default.toml"
+
+
+def engine_search_settings(board_size: int, config: str | os.PathLike = DEFAULT_ENGINE_CONFIG) -> SearchSettings:
+    """The search settings the engine config ``config`` gives its Zero agent on ``board_size``
+    (its ``[size.N.zero]`` table over ``[zero]``): a match that changes a few of them
+    (``.replace(rounds=400)``) plays the others as the engine would."""
+    from dlgo.agent_registry import zero_params
+    from dlgo.search.settings import SearchSettings
+    from dlgo.tomlfile import read_toml
+
+    return SearchSettings.from_config(zero_params(read_toml(config), board_size))
+
+
+def zero_engine_player(
+    model: str | os.PathLike,
+    search: SearchSettings,
+    *,
+    board_size: int,
+    label: str | None = None,
+    config: str | os.PathLike = DEFAULT_ENGINE_CONFIG,
+    threads: int = 1,
+    resign_threshold: float | None = None,
+) -> PlayerSpec:
+    """Our engine on ``config`` playing its Zero agent on ``model`` with exactly ``search`` at
+    ``board_size``, on visits alone (no time per move) and ``threads`` network threads;
+    ``resign_threshold``: a win rate (None: the config's). The one place a match turns search
+    settings into our engine's ``--set`` overrides: every setting is given, over the config's
+    own and its size tables' (``engine_search_settings`` reads those)."""
+    tables: dict[str, Any] = {
+        "agent": "zero",
+        "zero": {"model": model, **search.config(), "threads": threads},
+        "time": {"default_seconds": 0.0},
+        "engine": {"board_size": board_size},
+    }
+    if resign_threshold is not None:
+        tables["resign"] = {"threshold": resign_threshold}
+    return dlgo_player(config, label, tuple(format_overrides(tables)))
 
 
 def command_player(command: str | list[str], label: str | None = None, time_commands: bool = True) -> PlayerSpec:

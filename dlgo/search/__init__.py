@@ -8,6 +8,8 @@ uses the shared budget, result and agent interface.
   per node), ``puct_scores``, ``terminal_value``.
 - ``report``: the tree read into a ``SearchResult`` (candidates, PVs, and KataGo's averaged
   ownership and score leads when the network has those heads).
+- ``settings``: ``SearchSettings``, the one typed object of search settings (each with its one
+  name, default and range; the engine's ``zero`` config keys come from it).
 - ``puct``: ``PUCTSearch`` (batched leaf evaluation with virtual loss, tree reuse, root noise,
   early stop) and ``SearchStatistics`` (training targets).
 - ``arena``, ``compiled``: the same search on a tree of numba arrays (``CompiledPUCTSearch``):
@@ -37,7 +39,7 @@ _LAZY = {
     "Evaluator": "dlgo.search.puct",
     "PUCTSearch": "dlgo.search.puct",
     "CompiledPUCTSearch": "dlgo.search.compiled",
-    "SearchSettings": "dlgo.search.puct",
+    "SearchSettings": "dlgo.search.settings",
     "SearchStatistics": "dlgo.search.puct",
     "dirichlet_alpha": "dlgo.search.puct",
     "visit_distribution": "dlgo.search.puct",

@@ -1,6 +1,6 @@
 """A generic PUCT search agent (book 14.2-14.4): the ``SearchAgent`` on ``PUCTSearch``.
 
-    agent = PUCTAgent(evaluator, rounds_per_move=800, c=2.0)
+    agent = PUCTAgent(evaluator, SearchSettings(rounds=800, exploration=2.0))
     move = agent.select_move(game_state)                               # most visited move (or select_by="lcb")
     result = agent.search(game_state, SearchBudget(max_seconds=1.0))   # for the GTP engine
 
@@ -14,13 +14,14 @@ the ``N*N + 1`` moves and the root value). Resigning and passing are decisions o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dlgo.goboard import GameState, Move
 from dlgo.search.base import TREES, ProgressCallback, SearchAgent, SearchBudget, SearchResult
-from dlgo.search.puct import Evaluator, PUCTSearch, SearchSettings, SearchStatistics
+from dlgo.search.puct import Evaluator, PUCTSearch, SearchStatistics
+from dlgo.search.settings import SearchSettings
 
 if TYPE_CHECKING:
     from dlgo.search.compiled import CompiledPUCTSearch
@@ -43,73 +44,52 @@ class PUCTAgent(SearchAgent):
     """PUCT search on any evaluator: a Zero network's ``BatchEvaluator``, AlphaGo's networks plus
     rollouts, or a fake in tests. The Zero and AlphaGo agents are this with their own defaults.
 
-    ``rounds_per_move``: visits of the root per move (tree reuse counts); ``c``: the PUCT
-    constant (book 2.0); ``batch_size``/``batch_growth``/``virtual_loss``: batched evaluation; ``reuse_tree``:
-    keep the subtree of the moves played; ``early_stop``: stop when the best move cannot be
-    overtaken; ``pipeline``: evaluate a batch in a worker thread while the next is collected;
-    ``fpu_reduction``: the value of an unvisited move (``SearchSettings``; negative: 0, the book's);
-    ``score_utility``/``score_scale``: KataGo's score utility (``SearchSettings``; 0: off);
-    ``select_by``: the move played, "visits" (most visited) or "lcb" (``SearchSettings``);
-    ``max_seconds``: a clock limit for ``select_move``; ``tree``: "compiled" (the tree as
-    numba arrays, ``dlgo.search.compiled``, wherever the evaluator supports it: a Zero network's
-    ``BatchEvaluator``) or "python" (``ZeroTreeNode`` objects).
-    Both search alike (same visits for the same evaluations).
+    ``settings``: how it searches (``SearchSettings``: visits per move, the PUCT constant,
+    batches, tree reuse, the tree, ...; None: the defaults), with ``changes`` to single settings
+    by name or by the book's names (``rounds_per_move``, ``c``): ``PUCTAgent(evaluator,
+    rounds_per_move=800, c=2.0)`` is ``PUCTAgent(evaluator, SearchSettings(rounds=800,
+    exploration=2.0))``. The tree is "compiled" (numba arrays, ``dlgo.search.compiled``) wherever
+    the evaluator supports it (a Zero network's ``BatchEvaluator``), else "python"
+    (``ZeroTreeNode`` objects); both search alike (same visits for the same evaluations).
+    ``self_play``/``temperature_moves``: self-play mode (above); ``max_seconds``: a clock limit
+    for ``select_move``; ``seed``: the search's random numbers (root noise, sampled moves).
     """
 
     def __init__(
         self,
         evaluator: Evaluator,
-        rounds_per_move: int = 800,
-        c: float = 2.0,
+        settings: SearchSettings | None = None,
         *,
-        batch_size: int = 16,
-        batch_growth: int = 4,
-        virtual_loss: float = 1.0,
         self_play: bool = False,
-        noise_weight: float = 0.25,
-        dirichlet_alpha: float | None = None,
         temperature_moves: int | None = None,
-        reuse_tree: bool = True,
-        early_stop: bool = True,
-        pipeline: bool = True,
-        fpu_reduction: float = -1.0,
-        score_utility: float = 0.0,
-        score_scale: float = 5.0,
-        select_by: str = "visits",
         max_seconds: float | None = None,
         seed: int | None = None,
-        tree: str = "compiled",
+        **changes: Any,
     ) -> None:
-        if tree not in TREES:
-            raise ValueError(f"unknown tree {tree!r}; known: {', '.join(TREES)}")
+        if settings is not None and not isinstance(settings, SearchSettings):  # the book's positional rounds
+            raise TypeError(f"settings must be a SearchSettings, not {settings!r} (visits per move: rounds=...)")
+        settings = (settings or SearchSettings()).replace(**changes)
         self.evaluator = evaluator
-        self.rounds_per_move = rounds_per_move
         self.self_play = self_play
         self.temperature_moves = temperature_moves
         self.max_seconds = max_seconds
-        settings = SearchSettings(
-            c_puct=c,
-            batch_size=batch_size,
-            batch_growth=batch_growth,
-            virtual_loss=virtual_loss,
-            noise_weight=noise_weight,
-            dirichlet_alpha=dirichlet_alpha,
-            reuse_tree=reuse_tree,
-            early_stop=early_stop,
-            pipeline=pipeline,
-            fpu_reduction=fpu_reduction,
-            score_utility=score_utility,
-            score_scale=score_scale,
-            select_by=select_by,
-        )
         rng = np.random.default_rng(seed)
-        if tree == "compiled" and compiled_search_supports(evaluator, self_play):
+        if settings.tree == "compiled" and compiled_search_supports(evaluator, self_play):
             from dlgo.search.compiled import CompiledPUCTSearch
 
             self.tree: PUCTSearch | CompiledPUCTSearch = CompiledPUCTSearch(evaluator, settings, rng)
         else:
             self.tree = PUCTSearch(evaluator, settings, rng)
         self.last_result: SearchResult | None = None
+
+    @property
+    def rounds_per_move(self) -> int:
+        """The book's name of ``settings.rounds``; setting it changes the agent's budget."""
+        return self.settings.rounds
+
+    @rounds_per_move.setter
+    def rounds_per_move(self, rounds: int) -> None:
+        self.tree.settings = self.settings.replace(rounds=rounds)
 
     # --- SearchAgent ------------------------------------------------------------------------------
     @property
@@ -125,7 +105,7 @@ class PUCTAgent(SearchAgent):
         return bool(getattr(self.evaluator, "has_aux", False))
 
     def default_budget(self) -> SearchBudget:
-        return SearchBudget(max_visits=self.rounds_per_move, max_seconds=self.max_seconds)
+        return SearchBudget(max_visits=self.settings.rounds, max_seconds=self.max_seconds)
 
     def search(
         self,

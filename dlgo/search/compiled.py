@@ -28,13 +28,9 @@ from dlgo.gotypes import Player, Point
 from dlgo.search import arena
 from dlgo.search.base import CandidateInfo, SearchBudget, SearchResult, lower_confidence_bound, root_order
 from dlgo.search.batches import BatchedTreeSearch, InFlight
-from dlgo.search.puct import (
-    SearchSettings,
-    SearchStatistics,
-    dirichlet_alpha,
-    visit_distribution,
-)
+from dlgo.search.puct import SearchStatistics, dirichlet_alpha, visit_distribution
 from dlgo.search.report import ownership_grid
+from dlgo.search.settings import SearchSettings
 
 if TYPE_CHECKING:
     from dlgo.inference.evaluator import EncodedBatch
@@ -331,7 +327,7 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         tree.reserve(3 * limit + 2, 0)
         slot = self._free_slot(unfinished)
         m = arena.collect(
-            tree.arrays, self.root, limit, cap, s.c_puct, s.virtual_loss, s.fpu_reduction, tree.g, ctx.root_set,
+            tree.arrays, self.root, limit, cap, s.exploration, s.virtual_loss, s.fpu_reduction, tree.g, ctx.root_set,
             ctx.root_hist, ctx.zob, ctx.wtm, ctx.komi, ctx.salt, slot.planes, slot.leaves, slot.keys, slot.moves,
             slot.counts, self.root_quota, tree.af, self._score_utility,
         )  # fmt: skip

@@ -38,14 +38,14 @@ import numpy as np
 
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player
-from dlgo.search.base import SELECT_BY, SearchBudget, SearchResult
+from dlgo.search.base import SearchBudget, SearchResult
 from dlgo.search.batches import BatchedTreeSearch, InFlight
 from dlgo.search.report import tree_result
+from dlgo.search.settings import SearchSettings
 from dlgo.search.tree import NodeAux, ZeroTreeNode, index_move, move_index
 
 __all__ = [
     "Evaluator",
-    "SearchSettings",
     "SearchStatistics",
     "PUCTSearch",
     "dirichlet_alpha",
@@ -55,57 +55,6 @@ __all__ = [
 
 class Evaluator(Protocol):
     def evaluate(self, states: Sequence[GameState]) -> tuple[np.ndarray, np.ndarray]: ...
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    """How the tree is searched.
-
-    ``c_puct``: exploration constant (book 2.0; AlphaGo's c_u 5). ``batch_size``: leaves per
-    evaluator call. ``virtual_loss``: value a pending descent counts as (1 = a loss).
-    ``noise_weight``/``dirichlet_alpha``: root noise, self-play only (alpha None: the thesis'
-    ``min(1, 10 / legal moves)``). ``reuse_tree``: keep the subtree between searches.
-    ``early_stop``: stop a limited search when the best move cannot be overtaken.
-    ``pipeline``: evaluate one batch in a worker thread while the next one is collected (the
-    network runs without the GIL, so tree work and network overlap; two batches of virtual
-    losses are then in the tree). ``fpu_reduction``: the value of a move not visited yet;
-    negative: 0, a draw (the book, AlphaGo Zero); else the node's network value less this times
-    the square root of the visited moves' prior mass (Leela Zero's first-play urgency).
-    ``score_utility``/``score_scale``: KataGo's score utility where the network has a score head
-    and the tree keeps scores (the compiled tree, outside self-play): each visited move's Q gains
-    ``score_utility * 2/pi * atan((its mean score - the root's) / score_scale)``, so the search
-    plays for points among moves of about the same win rate; 0: off (pure win rate).
-    ``batch_growth``: visits of the tree per leaf of a batch: a batch holds at most the tree's
-    visits / ``batch_growth`` leaves (and ``batch_size``), so the virtual losses of the leaves
-    in flight stay a small part of a small tree.
-    ``select_by``: the move the result puts first, which the engine plays (``dlgo.search.base.
-    SELECT_BY``): "visits", the most visited (the book), or "lcb", the best lower confidence
-    bound of the win rate among the well-visited moves (Leela Zero, KataGo).
-    """
-
-    c_puct: float = 2.0
-    batch_size: int = 16
-    batch_growth: int = 4
-    virtual_loss: float = 1.0
-    noise_weight: float = 0.25
-    dirichlet_alpha: float | None = None
-    reuse_tree: bool = True
-    early_stop: bool = True
-    pipeline: bool = True
-    fpu_reduction: float = -1.0
-    score_utility: float = 0.0
-    score_scale: float = 5.0
-    select_by: str = "visits"
-
-    def __post_init__(self) -> None:
-        if self.batch_size < 1 or self.batch_growth < 1:
-            raise ValueError("batch_size and batch_growth must be at least 1")
-        if self.c_puct < 0 or self.virtual_loss < 0 or not 0 <= self.noise_weight <= 1:
-            raise ValueError("c_puct and virtual_loss must be >= 0, noise_weight in [0, 1]")
-        if self.score_utility < 0 or self.score_scale <= 0:
-            raise ValueError("score_utility must be >= 0 and score_scale > 0")
-        if self.select_by not in SELECT_BY:
-            raise ValueError(f"select_by must be one of {', '.join(SELECT_BY)}")
 
 
 @dataclass
@@ -328,7 +277,7 @@ class PUCTSearch(BatchedTreeSearch):
     def _descend(self, root: ZeroTreeNode) -> _Descent | None:
         """Walk down with virtual losses to a branch without a child (None: a finished game,
         already backed up)."""
-        c = self.settings.c_puct
+        c = self.settings.exploration
         vl = self.settings.virtual_loss
         fpu = self.settings.fpu_reduction
         utility = self._score_utility

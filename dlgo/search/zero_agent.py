@@ -1,6 +1,6 @@
 """The AlphaGo Zero agent (book 14.2-14.4): PUCT search on one policy/value network.
 
-    agent = ZeroAgent.from_model("weights/zero-19x19.keras", rounds_per_move=800)
+    agent = ZeroAgent.from_model("weights/zero-19x19.keras", settings=SearchSettings(rounds=800))
     move = agent.select_move(game_state)                 # most visited move
     result = agent.search(game_state, SearchBudget(max_seconds=1.0))   # for the GTP engine
 
@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from dlgo.search.agent import PUCTAgent
+from dlgo.search.settings import SearchSettings
 
 if TYPE_CHECKING:
     from dlgo.inference import LoadedModel
@@ -31,28 +32,13 @@ def default_temperature_moves(num_points: int) -> int:
     return max(1, round(30 * num_points / 361))
 
 
-_SEARCH_KEYS: dict[str, tuple[str, type]] = {
-    "rounds": ("rounds_per_move", int),
-    "exploration": ("c", float),
-    "batch_size": ("batch_size", int),
-    "batch_growth": ("batch_growth", int),
-    "reuse_tree": ("reuse_tree", bool),
-    "tree": ("tree", str),
-    "fpu_reduction": ("fpu_reduction", float),
-    "score_utility": ("score_utility", float),
-    "score_scale": ("score_scale", float),
-    "select_by": ("select_by", str),
-}
-_LOAD_KEYS: dict[str, tuple[str, type]] = {
-    "cache_size": ("cache_size", int),
-    "threads": ("threads", int),
-    "runtime": ("runtime", str),
-}
+# the network's keys of the ``zero`` table (the search's are ``SearchSettings``'): ``from_model``'s arguments
+_LOAD_KEYS: dict[str, type] = {"cache_size": int, "threads": int, "runtime": str}
 
 
 class ZeroAgent(PUCTAgent):
     """PUCT search on a Zero network's ``dlgo.inference.BatchEvaluator`` (or a fake); the
-    parameters are ``PUCTAgent``'s."""
+    parameters are ``PUCTAgent``'s (a ``SearchSettings`` and single changes to it)."""
 
     def default_temperature_moves(self, num_points: int) -> int:
         return default_temperature_moves(num_points)
@@ -61,21 +47,20 @@ class ZeroAgent(PUCTAgent):
     def from_params(
         cls, params: Mapping[str, Any], board_size: int, *, evaluator: Any = None, **extra: Any
     ) -> ZeroAgent:
-        """The agent for a full table of the ``zero`` config keys (``dlgo.agent_registry`` fills
-        in defaults and aliases, checks the model file and gives ``seed`` -1 as None; the Zero
-        loop's workers give every key): the one place those keys become a ``ZeroAgent``.
-        ``evaluator``: search on this one instead of loading ``params["model"]``; ``extra``:
-        further ``PUCTAgent`` arguments (``self_play``)."""
-        # config key -> constructor argument; a missing key keeps the constructor's default
-        search: dict[str, Any] = {arg: kind(params[key]) for key, (arg, kind) in _SEARCH_KEYS.items() if key in params}
+        """The agent for a table of the ``zero`` config keys (``dlgo.agent_registry`` fills in
+        defaults and aliases, checks the model file and gives ``seed`` -1 as None): the one place
+        those keys become a ``ZeroAgent``; the search keys become its ``SearchSettings`` (a
+        missing one keeps its default). ``evaluator``: search on this one instead of loading
+        ``params["model"]``; ``extra``: further ``PUCTAgent`` arguments (``self_play``, single
+        settings such as ``early_stop``)."""
+        settings = SearchSettings.from_config(params)
         seed = params.get("seed", -1)
-        search["seed"] = None if seed is None or seed < 0 else int(seed)
-        search.update(extra)
+        seed = None if seed is None or seed < 0 else int(seed)
         if evaluator is not None:
-            return cls(evaluator, **search)
-        loading = {arg: kind(params[key]) for key, (arg, kind) in _LOAD_KEYS.items() if key in params}
+            return cls(evaluator, settings, seed=seed, **extra)
+        loading = {key: kind(params[key]) for key, kind in _LOAD_KEYS.items() if key in params}
         loading["threads"] = loading.get("threads") or None  # 0: all cores
-        return cls.from_model(params["model"], board_size=board_size, **loading, **search)
+        return cls.from_model(params["model"], board_size=board_size, seed=seed, settings=settings, **loading, **extra)
 
     @classmethod
     def from_model(
@@ -88,12 +73,13 @@ class ZeroAgent(PUCTAgent):
         threads: int | None = None,
         seed: int | None = None,
         runtime: str = "fp32",
-        **kwargs,
+        **kwargs: Any,
     ) -> ZeroAgent:
         """An agent on a saved Zero network (``.keras`` + card with policy and value heads),
         evaluated in a random one of the 8 symmetries with a position cache. ``board_size``: the
         size to play, checked against the model (a fixed-size network plays only its own).
-        ``runtime``: "fp32" or "int8" (``BatchEvaluator``'s)."""
+        ``runtime``: "fp32" or "int8" (``BatchEvaluator``'s). ``kwargs``: ``PUCTAgent``'s
+        (``settings``, single settings, ``self_play``, ...)."""
         from dlgo.inference import BatchEvaluator, load_model
 
         if isinstance(model, str | os.PathLike):

@@ -1,10 +1,12 @@
 """The Zero training loop's TOML config (``configs/train/zero-train-9x9.toml`` documents every key).
 
 Tables: ``[loop]`` (output folder, starting network, board, iterations, workers), ``[selfplay]``
-(``SelfPlaySettings``), ``[train]`` (``TrainerSettings``), ``[gating]`` and ``[anchor]``. A file
-that is not UTF-8 or not TOML (``dlgo.tomlfile``, the engine's reader too), an unknown key, a bad
-value, or a ``loop.init_model`` that is missing or damaged is one ``LoopConfigError`` naming the
-file and the key; paths are relative to the config file's folder.
+(``SelfPlaySettings``; its search keys ``exploration``, alias ``c_puct``, and ``batch_size`` are
+``SelfPlaySettings.search``, a ``dlgo.search.SearchSettings``), ``[train]``
+(``TrainerSettings``), ``[gating]`` and ``[anchor]``. A file that is not UTF-8 or not TOML
+(``dlgo.tomlfile``, the engine's reader too), an unknown key, a bad value, or a
+``loop.init_model`` that is missing or damaged is one ``LoopConfigError`` naming the file and the
+key; paths are relative to the config file's folder.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dlgo.search.settings import ALIASES, SearchSettings
 from dlgo.tomlfile import TomlFileError, build_table, read_toml
-from dlgo.zero.selfplay import SelfPlaySettings
+from dlgo.zero.selfplay import SELFPLAY_SEARCH, SelfPlaySettings
 from dlgo.zero.trainer import TrainerSettings
 
 __all__ = ["LoopConfig", "LoopSettings", "GatingSettings", "AnchorSettings", "LoopConfigError", "load_loop_config"]
@@ -24,6 +27,12 @@ __all__ = ["LoopConfig", "LoopSettings", "GatingSettings", "AnchorSettings", "Lo
 
 class LoopConfigError(ValueError):
     pass
+
+
+#: the ``[selfplay]`` keys that are search settings (``SelfPlaySettings.search``; ``c_puct``, the
+#: configs' older name of ``exploration``, too): the others keep the engine's defaults, as gating's
+#: tasks carry these two only (``dlgo.zero.workers.GatingTask``)
+SELFPLAY_SEARCH_KEYS = ("exploration", "batch_size")
 
 
 @dataclass(frozen=True)
@@ -88,9 +97,12 @@ class LoopConfig:
         return self.resolve(self.loop.out)
 
     def to_dict(self) -> dict[str, Any]:
+        """The tables as a config file has them (the search settings as ``[selfplay]`` keys)."""
+        play = {k: v for k, v in dataclasses.asdict(self.selfplay).items() if k != "search"}
+        search = {k: getattr(self.selfplay.search, k) for k in SELFPLAY_SEARCH_KEYS}
         return {
             "loop": dataclasses.asdict(self.loop),
-            "selfplay": {**dataclasses.asdict(self.selfplay), **dataclasses.asdict(self.selfplay_loop)},
+            "selfplay": {**play, **search, **dataclasses.asdict(self.selfplay_loop)},
             "train": dataclasses.asdict(self.train),
             "gating": dataclasses.asdict(self.gating),
             "anchor": dataclasses.asdict(self.anchor),
@@ -105,6 +117,20 @@ def _build(cls: type, table: dict[str, Any], where: str, source: str) -> Any:
         except (TypeError, ValueError):
             raise LoopConfigError(f"{source}: {where}.lr_drops must be a list of [iteration, rate] pairs") from None
     return build_table(cls, table, where, source, LoopConfigError)
+
+
+def _selfplay_search(play: dict[str, Any], source: str) -> SearchSettings:
+    """Self-play's search settings from the ``[selfplay]`` table (its search keys, aliases too,
+    are taken out of ``play``); the engine's checks, in a ``LoopConfigError``."""
+    given: dict[str, Any] = {}
+    for key in [k for k in play if ALIASES.get(k, k) in SELFPLAY_SEARCH_KEYS]:
+        name = ALIASES.get(key, key)
+        if name in given:
+            raise LoopConfigError(f"{source}: selfplay.{key} and selfplay.{name} are the same setting: give one")
+        given[name] = play.pop(key)
+    base = {name: getattr(SELFPLAY_SEARCH, name) for name in SELFPLAY_SEARCH_KEYS}
+    built = _build(SearchSettings, {**base, **given}, "selfplay", source)
+    return SELFPLAY_SEARCH.replace(**{name: getattr(built, name) for name in SELFPLAY_SEARCH_KEYS})
 
 
 def load_loop_config(path: str | os.PathLike | None, overrides: dict[str, dict[str, Any]] | None = None) -> LoopConfig:
@@ -124,6 +150,9 @@ def load_loop_config(path: str | os.PathLike | None, overrides: dict[str, dict[s
         if table not in known or not isinstance(values, dict):
             raise LoopConfigError(f"{source}: unknown table [{table}] (known: {', '.join(sorted(known))})")
     play = dict(data.get("selfplay", {}))
+    if "search" in play:  # a field, not a key: its keys stand in the table itself
+        raise LoopConfigError(f"{source}: unknown key selfplay.search (its keys: {', '.join(SELFPLAY_SEARCH_KEYS)})")
+    search = _selfplay_search(play, source)
     loop_keys = {f.name for f in dataclasses.fields(SelfPlayLoopSettings)}
     play_loop = {k: play.pop(k) for k in list(play) if k in loop_keys}
     loop = _build(LoopSettings, data.get("loop", {}), "loop", source)
@@ -132,7 +161,7 @@ def load_loop_config(path: str | os.PathLike | None, overrides: dict[str, dict[s
     config = LoopConfig(
         path=Path(path).resolve() if path is not None else None,
         loop=loop,
-        selfplay=_build(SelfPlaySettings, play, "selfplay", source),
+        selfplay=dataclasses.replace(_build(SelfPlaySettings, play, "selfplay", source), search=search),
         selfplay_loop=_build(SelfPlayLoopSettings, play_loop, "selfplay", source),
         train=_build(TrainerSettings, data.get("train", {}), "train", source),
         gating=_build(GatingSettings, data.get("gating", {}), "gating", source),

@@ -29,7 +29,7 @@ from dlgo.game_runner import play_game
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.match.stats import elo_interval, wilson_interval
-from dlgo.search import PUCTAgent, SearchBudget
+from dlgo.search import PUCTAgent, SearchBudget, SearchSettings
 from dlgo.search.gumbel import gumbel_search
 
 __all__ = ["SearchPlayer", "make_player", "opening", "play_out", "play_match", "parse_side", "with_rollouts"]
@@ -173,11 +173,12 @@ def with_rollouts(agent: PUCTAgent, weight: float, seed: int | None = None) -> P
 
     net = agent.evaluator
     s = agent.settings
-    return PUCTAgent(
-        AlphaGoEvaluator(net, net, lambda_value=1.0 - weight), rounds_per_move=agent.rounds_per_move,
-        c=s.c_puct, batch_size=s.batch_size, early_stop=s.early_stop, fpu_reduction=s.fpu_reduction,
-        seed=seed, tree="python",
+    # the settings this has always carried over (the others at their defaults), on the Python tree
+    settings = SearchSettings(
+        rounds=s.rounds, exploration=s.exploration, batch_size=s.batch_size, early_stop=s.early_stop,
+        fpu_reduction=s.fpu_reduction, tree="python",
     )  # fmt: skip
+    return PUCTAgent(AlphaGoEvaluator(net, net, lambda_value=1.0 - weight), settings, seed=seed)
 
 
 def make_player(name: str, spec: dict, args: argparse.Namespace) -> SearchPlayer:
@@ -188,7 +189,7 @@ def make_player(name: str, spec: dict, args: argparse.Namespace) -> SearchPlayer
         args.model, board_size=args.size, seed=args.seed, threads=1, runtime=args.runtime,
         batch_size=int(spec.get("batch", 8)), batch_growth=int(spec.get("growth", 4)),
         select_by="lcb" if spec.get("lcb", 0) else "visits",
-        early_stop=False, c=float(spec.get("c", 2.0)), fpu_reduction=float(spec.get("fpu", -1.0)),
+        early_stop=False, exploration=float(spec.get("c", 2.0)), fpu_reduction=float(spec.get("fpu", -1.0)),
     )  # fmt: skip
     if spec.get("rollout", 0.0) > 0:
         agent = with_rollouts(agent, float(spec["rollout"]), args.seed)

@@ -52,12 +52,14 @@ from dlgo.gotypes import Player, Point
 from dlgo.scoring import area_ownership, compute_game_result
 from dlgo.search import SearchBudget
 from dlgo.search.gumbel import gumbel_search
+from dlgo.search.settings import SearchSettings
 from dlgo.search.zero_agent import ZeroAgent, default_temperature_moves
 from dlgo.sgf import write_game
 from dlgo.zero.experience import ZeroExperienceBuffer
 from dlgo.zero.starts import corner_start
 
 __all__ = [
+    "SELFPLAY_SEARCH",
     "SelfPlaySettings",
     "SelfPlayGame",
     "play_game",
@@ -65,6 +67,10 @@ __all__ = [
     "winner_low_value",
     "final_targets",
 ]
+
+
+#: self-play's search when a config names none: the engine's defaults with 8 leaves a batch, not 16
+SELFPLAY_SEARCH = SearchSettings(batch_size=8)
 
 
 @dataclass(frozen=True)
@@ -79,8 +85,9 @@ class SelfPlaySettings:
     resign_threshold: float = -0.9  # in value units, [-1, 1]; -1 never resigns
     resign_consecutive: int = 2
     resign_min_move: int = 0  # 0: a quarter of the board's points
-    c_puct: float = 2.0
-    batch_size: int = 8
+    # how every move is searched (its visits: full_visits and fast_visits; config keys
+    # exploration, alias c_puct, and batch_size); gating searches the same way
+    search: SearchSettings = SELFPLAY_SEARCH
     runtime: str = "fp32"  # the network's runtime in self-play and gating: "fp32" or "int8"
     root_search: str = "puct"  # full searches: "puct" (Dirichlet noise, visit targets) or "gumbel"
     gumbel_considered: int = 16  # moves the Gumbel root search starts from (sequential halving)
@@ -113,6 +120,19 @@ class SelfPlaySettings:
     @property
     def points(self) -> int:
         return self.board_size * self.board_size
+
+    def agent_search(self) -> SearchSettings:
+        """The self-play agent's settings: ``search`` at ``full_visits`` per move."""
+        return self.search.replace(rounds=self.full_visits)
+
+    # The names ``dlgo.zero.matches`` reads for its gating tasks until it passes ``search``.
+    @property
+    def c_puct(self) -> float:
+        return self.search.exploration
+
+    @property
+    def batch_size(self) -> int:
+        return self.search.batch_size
 
     def move_limit(self) -> int:
         return self.max_moves or 2 * self.points

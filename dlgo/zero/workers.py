@@ -22,13 +22,18 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dlgo.agent.termination import ResignPolicy
 from dlgo.inference.card import card_path
 from dlgo.parallel import ProcessPool, init_worker, on_worker_exit
+from dlgo.search.settings import SearchSettings
+
+if TYPE_CHECKING:
+    from dlgo.zero.loop_config import GatingSettings
+    from dlgo.zero.selfplay import SelfPlaySettings
 
 __all__ = [
     "ModelBlob",
@@ -89,9 +94,9 @@ _FOLDER: tempfile.TemporaryDirectory | None = None
 _AGENTS: dict[tuple[str, str], Any] = {}
 
 
-def _agent(blob: ModelBlob, role: str, board_size: int, params: dict[str, Any], **extra: Any):
-    """The worker's agent for ``blob`` (loaded once; older networks are dropped), built from the
-    ``zero`` config keys ``params`` (one core: threads = 1), as the engine's are."""
+def _agent(blob: ModelBlob, role: str, board_size: int, search: SearchSettings, runtime: str, seed: int, **extra: Any):
+    """The worker's agent for ``blob`` (loaded once; older networks are dropped) with the search
+    settings ``search`` on one core (threads = 1)."""
     global _FOLDER
     key = (blob.name, role)
     agent = _AGENTS.get(key)
@@ -104,7 +109,9 @@ def _agent(blob: ModelBlob, role: str, board_size: int, params: dict[str, Any], 
         for old in [k for k in _AGENTS if k[1] == role]:
             del _AGENTS[old]
         path = blob.materialize(Path(_FOLDER.name))
-        agent = ZeroAgent.from_params({**params, "model": str(path), "threads": 1}, board_size, **extra)
+        agent = ZeroAgent.from_model(
+            str(path), board_size=board_size, threads=1, runtime=runtime, seed=seed, settings=search, **extra
+        )
         _AGENTS[key] = agent
     return agent
 
@@ -126,9 +133,7 @@ def play_selfplay_task(task: SelfPlayTask) -> tuple[SelfPlayTask, list]:
 
     s = task.settings
     rng = np.random.default_rng(task.seed)
-    params = {"rounds": s.full_visits, "exploration": s.c_puct, "batch_size": s.batch_size, "seed": task.seed}
-    params["runtime"] = s.runtime
-    agent = _agent(task.model, "selfplay", s.board_size, params, self_play=True)
+    agent = _agent(task.model, "selfplay", s.board_size, s.agent_search(), s.runtime, task.seed, self_play=True)
     agent.tree.rng = np.random.default_rng(task.seed + 1)
     games = [play_game(agent, s, rng, resign_allowed=allowed) for allowed in task.resign_allowed]
     return _light(task), games
@@ -158,11 +163,36 @@ class GatingTask:
     komi: float
     visits: int
     temperature_moves: int
-    c_puct: float = 2.0
+    exploration: float = 2.0  # self-play's search settings (SelfPlaySettings.search), at ``visits``
     batch_size: int = 8
     runtime: str = "fp32"
     cleanup_playouts: int = 0  # as self-play's: dead stones are captured before the count
     resign: ResignPolicy = GATING_RESIGN  # in value units, as self-play's
+
+    @classmethod
+    def for_game(
+        cls,
+        iteration: int,
+        index: int,
+        seed: int,
+        candidate: Any,
+        best: Any,
+        selfplay: SelfPlaySettings,
+        gating: GatingSettings,
+    ) -> GatingTask:
+        """Game ``index`` of a loop's gate: self-play's board, komi, search settings
+        (``SelfPlaySettings.search``), runtime and dead-stone cleanup, gating's visits and
+        sampled opening moves (``GatingSettings``), gating's resign rule (``gating_resign``)."""
+        return cls(
+            iteration, index, seed, candidate, best, selfplay.board_size, selfplay.komi, gating.visits,
+            gating.temperature_moves, selfplay.search.exploration, selfplay.search.batch_size, selfplay.runtime,
+            selfplay.cleanup_playouts, gating_resign(selfplay),
+        )  # fmt: skip
+
+    @property
+    def search(self) -> SearchSettings:
+        """Both players' search settings: self-play's at ``visits`` per move."""
+        return SearchSettings(rounds=self.visits, exploration=self.exploration, batch_size=self.batch_size)
 
 
 @dataclass
@@ -215,10 +245,8 @@ def play_gating_task(task: GatingTask) -> tuple[GatingTask, GatingGame]:
     from dlgo.sgf import write_game
 
     rng = np.random.default_rng(task.seed)
-    params = {"rounds": task.visits, "exploration": task.c_puct, "batch_size": task.batch_size, "seed": task.seed}
-    params["runtime"] = task.runtime
-    cand = _agent(task.candidate, "candidate", task.board_size, params)
-    best = _agent(task.best, "best", task.board_size, params)
+    cand = _agent(task.candidate, "candidate", task.board_size, task.search, task.runtime, task.seed)
+    best = _agent(task.best, "best", task.board_size, task.search, task.runtime, task.seed)
     candidate_black = task.index % 2 == 0
     for a in (cand, best):
         a.clear_tree()
