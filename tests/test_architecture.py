@@ -16,6 +16,7 @@ import ast
 import configparser
 import fnmatch
 import importlib
+import warnings
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
@@ -28,7 +29,10 @@ TOP_PACKAGES = sorted(p.parent.name for p in ROOT.glob("*/__init__.py") if p.par
 FRONT_ENDS = [name for name in TOP_PACKAGES if name != LIBRARY]
 SOURCES = sorted(p for top in TOP_PACKAGES for p in ROOT.glob(f"{top}/**/*.py"))
 EXPERIMENTS = sorted(ROOT.glob("experiments/*.py"))
-MAX_LINES = 500
+# A module past SOFT_LINES gets a warning: a prompt to look for a second concern, never a reason
+# to split one concern in two. Past MAX_LINES a module has surely grown more than one job.
+SOFT_LINES = 500
+MAX_LINES = 800
 
 
 def _module_name(path: Path) -> str:
@@ -279,6 +283,8 @@ def test_the_rules_core_imports_no_network_or_search_code():
 def test_every_module_is_a_small_room(path: Path):
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines: split it by concern"
+    if lines > SOFT_LINES:
+        warnings.warn(f"{path.relative_to(ROOT)} has {lines} lines: does it have one concern?", stacklevel=1)
 
 
 def test_engine_start_up_loads_no_compiler_and_no_network_runtime():

@@ -167,13 +167,6 @@ def test_every_shipped_zero_loop_config_builds_the_same_search(name: str) -> Non
     assert _values(config.selfplay.agent_search()) == {**BASE, **selfplay}
     task = GatingTask.for_game(0, 0, 1, None, None, config.selfplay, config.gating)
     assert _values(task.search) == {**BASE, **gating}
-    # ... and as dlgo.zero.matches builds its tasks today, from the names kept for it
-    play, g = config.selfplay, config.gating
-    positional = GatingTask(
-        0, 0, 1, None, None, play.board_size, play.komi, g.visits, g.temperature_moves, play.c_puct,
-        play.batch_size, play.runtime, play.cleanup_playouts, task.resign,
-    )  # fmt: skip
-    assert positional == task
     agent = ZeroAgent(_NoNetwork(), config.selfplay.agent_search(), self_play=True)
     assert agent.settings == config.selfplay.agent_search()
 

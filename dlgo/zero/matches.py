@@ -23,7 +23,7 @@ from dlgo.zero.loop_config import AnchorSettings, GatingSettings
 from dlgo.zero.phase import PhaseRuntime, iteration_dir
 from dlgo.zero.report import ELO_CLIP, ELO_COLUMNS, read_csv, write_csv
 from dlgo.zero.selfplay import SelfPlaySettings
-from dlgo.zero.workers import GatingGame, GatingTask, ModelBlob, gating_resign, play_gating_task
+from dlgo.zero.workers import GatingGame, GatingTask, ModelBlob, play_gating_task
 
 __all__ = [
     "AnchorContext",
@@ -141,22 +141,7 @@ def play_gating(ctx: GatingContext, runtime: PhaseRuntime) -> GatingResult:
     if verdict is None:
         cand_blob, best_blob = ModelBlob.from_file(ctx.candidate), ModelBlob.from_file(ctx.best)
         tasks = [
-            GatingTask(
-                it,
-                i,
-                task_seed(ctx.seed, it, 1 << 21, i),
-                cand_blob,
-                best_blob,
-                play.board_size,
-                play.komi,
-                g.visits,
-                g.temperature_moves,
-                play.c_puct,
-                play.batch_size,
-                play.runtime,
-                play.cleanup_playouts,
-                gating_resign(play),
-            )  # fmt: skip
+            GatingTask.for_game(it, i, task_seed(ctx.seed, it, 1 << 21, i), cand_blob, best_blob, play, g)
             for i in range(g.games)
             if i not in games
         ]
@@ -184,19 +169,17 @@ def play_gating(ctx: GatingContext, runtime: PhaseRuntime) -> GatingResult:
 
 def play_anchor(ctx: AnchorContext, runtime: PhaseRuntime) -> dict[str, Any]:
     """The generation's games against GNU Go; its Elo row goes to ``elo.csv`` and is returned."""
-    from dlgo.match import GameRules, MatchSettings, dlgo_player, gnugo_player
+    from dlgo.match import GameRules, MatchSettings, gnugo_player
+    from dlgo.match.players import engine_search_settings, zero_engine_player
     from dlgo.match.runner import run_match
     from dlgo.match.stats import elo_from_rate, elo_interval
 
     a, gen, size = ctx.anchor, ctx.generation, ctx.board_size
     clock = runtime.clock("anchor")
-    engine = dlgo_player(
-        None, label=f"zero-gen{gen}",
-        sets=(
-            "agent=zero", f"zero.model={ctx.best}", f"zero.rounds={a.visits}", "zero.threads=1",
-            "time.default_seconds=0", f"engine.board_size={size}", f"resign.threshold={ctx.resign_winrate:.3f}",
-        ),
-    )  # fmt: skip
+    search = engine_search_settings(size).replace(rounds=a.visits)
+    engine = zero_engine_player(
+        ctx.best, search, board_size=size, label=f"zero-gen{gen}", resign_threshold=round(ctx.resign_winrate, 3)
+    )
     opponent = gnugo_player(a.level)
     rules = GameRules(size=size, komi=a.komi)
     settings = MatchSettings(engine, opponent, a.games, rules, jobs=ctx.workers)

@@ -125,15 +125,6 @@ class SelfPlaySettings:
         """The self-play agent's settings: ``search`` at ``full_visits`` per move."""
         return self.search.replace(rounds=self.full_visits)
 
-    # The names ``dlgo.zero.matches`` reads for its gating tasks until it passes ``search``.
-    @property
-    def c_puct(self) -> float:
-        return self.search.exploration
-
-    @property
-    def batch_size(self) -> int:
-        return self.search.batch_size
-
     def move_limit(self) -> int:
         return self.max_moves or 2 * self.points
 
