@@ -1,5 +1,6 @@
-"""The layout's rules, checked on the source: the import arrows between modules and between
-packages, who may import a front end, room sizes, and private members that stay in their module.
+"""The layout's rules, checked on the source: the import arrows between modules, between packages
+and between wings (who may import a front end among them), room sizes, and private members that
+stay in their module.
 
 The project's top-level packages are the library, ``dlgo``, and its front ends (every other
 top-level package: ``gtp_engine``, ``dlgo_web``, ...). A package is ``dlgo.<name>`` (a
@@ -214,30 +215,8 @@ def test_no_import_circle_between_modules():
     assert not circles, "import circles (module:line of its import -> ...):\n" + "\n".join(circles)
 
 
-def _arrows_into_front_ends() -> list[tuple[str, str]]:
-    """(importing top-level package, ``module:line -> module``) for every import of a front end
-    from outside it."""
-    arrows = []
-    for module, targets in module_graph().items():
-        top = module.split(".")[0]
-        for target, line in targets.items():
-            if target.split(".")[0] in FRONT_ENDS and target.split(".")[0] != top:
-                arrows.append((f"{top} -> {target.split('.')[0]}", f"{module}:{line} -> {target}"))
-    return sorted(arrows)
-
-
 def test_the_front_ends_are_found():
     assert {"gtp_engine", "dlgo_web"} <= set(FRONT_ENDS) and LIBRARY not in FRONT_ENDS
-
-
-def test_the_library_imports_no_front_end():
-    offenders = [arrow for pair, arrow in _arrows_into_front_ends() if pair.startswith(f"{LIBRARY} ")]
-    assert offenders == []
-
-
-def test_no_front_end_imports_another():
-    offenders = [arrow for pair, arrow in _arrows_into_front_ends() if not pair.startswith(f"{LIBRARY} ")]
-    assert offenders == []
 
 
 def test_nothing_imports_an_experiment():
@@ -265,17 +244,115 @@ def test_experiments_are_not_packaged():
     assert not (ROOT / "experiments" / "__init__.py").exists()
 
 
-def test_alphago_and_zero_stand_side_by_side_on_the_search_wing():
+# --- the wings ----------------------------------------------------------------------------------
+# Every package belongs to one wing (docs/architecture.md, section 1). The folders do not show the
+# wings: the book's module names (``dlgo.goboard``, ``dlgo.mcts``) stay where its readers look.
+
+#: Wing -> its packages, one row of the section's diagram a string. A new package fails
+#: ``test_every_package_has_one_wing`` until it has a row here.
+WINGS = {
+    "front ends": ("gtp_engine dlgo_web dlgo_analysis dlgo_review dlgo_ogs",),
+    "programs": ("dlgo.bench",),  # command-line programs that drive every wing
+    "play": ("dlgo.play dlgo.analysis dlgo.review dlgo.shipped",),
+    "training": ("dlgo.zero dlgo.alphago dlgo.rl dlgo.train dlgo.data dlgo.evaluate",),
+    "matches": ("dlgo.match",),
+    "book": ("dlgo.ttt dlgo.minimax dlgo.mcts",),  # the book's chapter 4 searches, kept as it wrote them
+    "core": (
+        "dlgo.agent_registry dlgo.game_runner",
+        "dlgo.search dlgo.agent",
+        "dlgo.inference dlgo.networks dlgo.encoders",
+        "dlgo.sgf dlgo.utils dlgo.playout dlgo.kernels dlgo.deadstones dlgo.eyes dlgo.approach",
+        "dlgo.goboard dlgo.gostring dlgo.gotypes dlgo.geometry dlgo.zobrist",
+        "dlgo.scoring dlgo.territory dlgo.handicap dlgo.rules",
+        # the root package too: ``import dlgo`` must stay as cheap as its rules modules
+        "dlgo dlgo.lazy dlgo.extras dlgo.tomlfile dlgo.parallel",
+    ),
+}
+#: (package, wing) for every package the table names, duplicates kept so that a test can see them.
+_PLACED = [(name, wing) for wing, rows in WINGS.items() for row in rows for name in row.split()]
+WING_OF = dict(_PLACED)
+
+#: The diagram's arrows: wing -> the wings just below it. A wing may import every wing these
+#: reach and its own, except that the front ends never import one another.
+ARROWS = {
+    "front ends": {"play"},
+    "programs": {"play", "training", "book"},
+    "play": {"core"},
+    "training": {"matches"},
+    "matches": {"core"},
+    "book": {"core"},
+    "core": set(),
+}
+
+
+def _below(wing: str) -> set[str]:
+    """The wings ``wing``'s arrows reach, directly or through another wing."""
+    reached, todo = set(), [wing]
+    while todo:
+        for nxt in ARROWS[todo.pop()] - reached:
+            reached.add(nxt)
+            todo.append(nxt)
+    return reached
+
+
+def _may_import(wing: str) -> set[str]:
+    return _below(wing) | ({wing} if wing != "front ends" else set())
+
+
+#: The training wing, with TensorFlow and Keras, which only training needs: the play path
+#: imports none of it (the static arrows below, and a live process in
+#: ``test_playing_imports_no_training_module``).
+TRAINING_WING = (*(name for name, wing in _PLACED if wing == "training"), "tensorflow", "keras")
+
+
+def test_every_package_has_one_wing():
+    packages = {_package(module) for module in MODULES}
+    placed = [name for name, _ in _PLACED]
+    assert sorted(packages - set(placed)) == [], "packages in no wing (add them to WINGS)"
+    assert sorted(set(placed) - packages) == [], "WINGS names packages that are gone"
+    assert sorted({name for name in placed if placed.count(name) > 1}) == [], "packages in two wings"
+    assert set(ARROWS) == set(WINGS)
+
+
+def test_the_wings_point_only_downward():
+    """No arrow points up or runs sideways: no wing reaches itself through another."""
+    assert _cycles(ARROWS) == []
+
+
+def test_no_front_end_reaches_the_training_wing():
+    """No chain of imports, lazy ones included, leads from a front end or play to training: the
+    wings they may import reach none of it, and the wing test below checks every import. The
+    agent registry names its kinds' builders (``"module:attribute"``) and imports a kind only
+    when one is built: no arrow."""
+    assert "training" not in _below("front ends")
+    assert "training" not in _below("play")
+
+
+@pytest.mark.parametrize("wing", list(WINGS))
+def test_a_wing_imports_only_its_own_wing_and_the_wings_below(wing: str):
+    """Over the import graph, per module (``module:line -> module``), so a failure shows the line."""
+    allowed = _may_import(wing)
+    offenders = [
+        f"{module}:{line} -> {target} ({WING_OF.get(_package(target), 'no wing')})"
+        for module, targets in module_graph().items()
+        if WING_OF.get(_package(module)) == wing
+        for target, line in targets.items()
+        if _package(target) != _package(module) and WING_OF.get(_package(target)) not in allowed
+    ]
+    assert not offenders, f"{wing} may import only {sorted(allowed)}:\n" + "\n".join(offenders)
+
+
+# Inside a wing the table draws no arrows; these are the ones the layout keeps by name.
+def test_alphago_and_zero_stand_side_by_side_on_the_search():
     graph = package_graph()
     assert "dlgo.zero" not in graph["dlgo.alphago"]
     assert "dlgo.search" in graph["dlgo.alphago"] and "dlgo.search" in graph["dlgo.zero"]
-    assert not graph["dlgo.search"] & {"dlgo.zero", "dlgo.alphago", "dlgo.mcts"}
 
 
 def test_the_rules_core_imports_no_network_or_search_code():
     graph = package_graph()
     for core in ("dlgo.goboard", "dlgo.gotypes", "dlgo.scoring", "dlgo.zobrist"):
-        assert not graph[core] & {"dlgo.inference", "dlgo.networks", "dlgo.search", "dlgo.train", "gtp_engine"}
+        assert not graph[core] & {"dlgo.inference", "dlgo.networks", "dlgo.search"}
     assert "dlgo.goboard" not in graph["dlgo.scoring"]  # the book keeps scoring free of goboard
 
 
@@ -298,30 +375,6 @@ def test_engine_start_up_loads_no_compiler_and_no_network_runtime():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
-
-
-#: The training wing: what trains networks (and TensorFlow, which only training needs). Playing
-#: (the engine, the play layer and the front ends on it) imports none of it.
-TRAINING_WING = ("dlgo.zero", "dlgo.train", "dlgo.rl", "dlgo.alphago", "dlgo.data", "tensorflow", "keras")
-
-
-def _in_wing(module: str) -> bool:
-    return any(module == wing or module.startswith(f"{wing}.") for wing in TRAINING_WING)
-
-
-def test_no_front_end_reaches_the_training_wing():
-    """Through its imports, lazy ones included: the agent registry names its kinds' builders
-    (``"module:attribute"``) and imports a kind only when one is built."""
-    graph = package_graph()
-    for start in [*FRONT_ENDS, "dlgo.play", "dlgo.agent_registry"]:
-        seen: set[str] = set()
-        todo = [start]
-        while todo:
-            for package in graph[todo.pop()] - seen:
-                seen.add(package)
-                todo.append(package)
-        reached = sorted(p for p in seen if _in_wing(p))
-        assert not reached, f"{start} imports the training wing: {', '.join(reached)}"
 
 
 def test_playing_imports_no_training_module():
