@@ -318,7 +318,7 @@ def test_the_agent_picks_the_python_tree_when_asked_or_when_the_evaluator_cannot
     assert isinstance(PUCTAgent(no_maps).tree, PUCTSearch)
     assert isinstance(PUCTAgent(no_maps, self_play=True).tree, CompiledPUCTSearch)  # no maps in self-play
     assert isinstance(PUCTAgent(ProjectionEvaluator(9)).tree, PUCTSearch)  # no encoded protocol
-    with pytest.raises(ValueError, match="unknown tree"):
+    with pytest.raises(ValueError, match="tree: expected one of"):
         PUCTAgent(ProjectionEvaluator(9), tree="rust")
 
 

@@ -92,12 +92,12 @@ def test_each_setting_has_one_name_and_the_old_names_are_aliases() -> None:
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"rounds": 0}, "rounds must be at least 1"),
-        ({"exploration": -0.5}, "exploration must be at least 0"),
-        ({"batch_size": 257}, "batch_size must be at most 256"),
-        ({"noise_weight": 1.5}, "noise_weight must be at most 1"),
-        ({"tree": "rust"}, "unknown tree 'rust'"),
-        ({"select_by": "winrate"}, "unknown select_by 'winrate'"),
+        ({"rounds": 0}, "rounds: must be at least 1"),
+        ({"exploration": -0.5}, "exploration: must be at least 0"),
+        ({"batch_size": 257}, "batch_size: must be at most 256"),
+        ({"noise_weight": 1.5}, "noise_weight: must be at most 1"),
+        ({"tree": "rust"}, "tree: expected one of compiled, python, got 'rust'"),
+        ({"select_by": "winrate"}, "select_by: expected one of visits, lcb, got 'winrate'"),
     ],
 )
 def test_the_object_checks_every_setting(change: dict, message: str) -> None:
@@ -198,7 +198,7 @@ def test_the_zero_loop_config_takes_exploration_and_its_old_name() -> None:
     assert load_loop_config(None).selfplay.search == SearchSettings(batch_size=8)  # self-play's default
     with pytest.raises(LoopConfigError, match="selfplay.c_puct and selfplay.exploration are the same setting"):
         load_loop_config(None, {"selfplay": {"exploration": 1.5, "c_puct": 1.0}})
-    with pytest.raises(LoopConfigError, match="batch_size must be at least 1"):
+    with pytest.raises(LoopConfigError, match="batch_size: must be at least 1"):
         load_loop_config(None, {"selfplay": {"batch_size": 0}})
     with pytest.raises(LoopConfigError, match="selfplay.batch_size must be an integer"):
         load_loop_config(None, {"selfplay": {"batch_size": 4.5}})

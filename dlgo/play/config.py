@@ -27,6 +27,7 @@ from dlgo import agent_registry as registry
 from dlgo.agent_registry import Param
 from dlgo.goboard import MAX_SIZE, MIN_SIZE
 from dlgo.play.config_schema import SCHEMA
+from dlgo.search.settings import range_problem
 from dlgo.tomlfile import TomlFileError, parse_override, read_toml
 
 __all__ = [
@@ -71,12 +72,9 @@ def _check_value(key: str, param: Param, value: Any) -> Any:
     elif kind is str:
         if not isinstance(value, str):
             raise ValueError(f"{key}: expected a string, got {value!r}")
-    if param.choices is not None and value not in param.choices:
-        raise ValueError(f"{key}: expected one of {', '.join(map(str, param.choices))}, got {value!r}")
-    if param.minimum is not None and value < param.minimum:
-        raise ValueError(f"{key}: must be at least {param.minimum:g}, got {value!r}")
-    if param.maximum is not None and value > param.maximum:
-        raise ValueError(f"{key}: must be at most {param.maximum:g}, got {value!r}")
+    problem = range_problem(value, param.choices, param.minimum, param.maximum)
+    if problem is not None:
+        raise ValueError(f"{key}: {problem}, got {value!r}")
     return value
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from dlgo.search.base import SELECT_BY, TREES
 
-__all__ = ["ALIASES", "ConfigKey", "SearchSettings", "config_keys"]
+__all__ = ["ALIASES", "ConfigKey", "SearchSettings", "config_keys", "range_problem"]
 
 #: older names of a setting -> its name: the book's (``ZeroAgent(rounds_per_move=..., c=...)``,
 #: book 14.2) and this engine's earlier config key ``c_puct`` (the Zero loop's configs use it)
@@ -40,6 +40,20 @@ class ConfigKey:
     maximum: float | None = None
     choices: tuple[Any, ...] | None = None
     key: bool = True
+
+
+def range_problem(
+    value: Any, choices: tuple[Any, ...] | None, minimum: float | None, maximum: float | None
+) -> str | None:
+    """What is wrong with ``value`` against a setting's declared choices or range (None: nothing):
+    the one check behind ``SearchSettings`` and the engine's config reader."""
+    if choices is not None and value not in choices:
+        return f"expected one of {', '.join(map(str, choices))}"
+    if minimum is not None and value < minimum:
+        return f"must be at least {minimum:g}"
+    if maximum is not None and value > maximum:
+        return f"must be at most {maximum:g}"
+    return None
 
 
 def _setting(default: Any, doc: str, **check: Any) -> Any:
@@ -120,12 +134,9 @@ class SearchSettings:
         for f in dataclasses.fields(self):
             check: ConfigKey = f.metadata["setting"]
             value = getattr(self, f.name)
-            if check.choices is not None and value not in check.choices:
-                raise ValueError(f"unknown {f.name} {value!r}; known: {', '.join(map(str, check.choices))}")
-            if check.minimum is not None and value < check.minimum:
-                raise ValueError(f"{f.name} must be at least {check.minimum:g}, not {value!r}")
-            if check.maximum is not None and value > check.maximum:
-                raise ValueError(f"{f.name} must be at most {check.maximum:g}, not {value!r}")
+            problem = range_problem(value, check.choices, check.minimum, check.maximum)
+            if problem is not None:
+                raise ValueError(f"{f.name}: {problem}, got {value!r}")
 
     def replace(self, **changes: Any) -> SearchSettings:
         """These settings with ``changes`` (names or ``ALIASES``); ``TypeError`` for a name that
