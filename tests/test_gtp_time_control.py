@@ -17,10 +17,10 @@ from dlgo.play.clock import (
     PlayerClock,
     TimeControl,
     game_phase_weight,
+    may_run_on,
     move_budget,
     move_limit,
     time_banks,
-    unsure_budget,
 )
 from gtp_engine.protocol import GtpError
 from gtp_engine.time_settings import parse_gtp_time_settings, parse_time_settings
@@ -165,17 +165,18 @@ def test_an_unsure_move_may_think_longer_only_in_main_time() -> None:
     unsure = dataclasses.replace(S, unsure_factor=2.5)
     absolute = TimeControl("absolute", 300)
     share = move_budget(absolute, PlayerClock(200, 0), unsure, 60, 81)
-    assert unsure_budget(absolute, PlayerClock(200, 0), unsure, 60, 81) == pytest.approx(2.5 * share)
-    assert unsure_budget(absolute, PlayerClock(200, 0), S, 60, 81) is None  # factor 1: off
-    assert unsure_budget(absolute, PlayerClock(2.5, 0), unsure, 60, 81) <= 1.5  # never past the clock less lag
-    byoyomi = TimeControl("byoyomi", 60, 10, 3)
-    assert unsure_budget(byoyomi, PlayerClock(50, 0), unsure, 60, 81) > move_budget(
-        byoyomi, PlayerClock(50, 0), unsure, 60, 81
-    )
-    assert unsure_budget(byoyomi, PlayerClock(10, 2), unsure, 60, 81) is None  # a period: its share is whole
-    assert unsure_budget(TimeControl.from_gtp(0, 1, 0), PlayerClock(), unsure, 60, 81) is None  # no clock
+    assert move_budget(absolute, PlayerClock(200, 0), unsure, 60, 81, factor=2.5) == pytest.approx(2.5 * share)
+    assert (
+        move_budget(absolute, PlayerClock(2.5, 0), unsure, 60, 81, factor=2.5) <= 1.5
+    )  # never past the clock less lag
     capped = dataclasses.replace(unsure, max_seconds=1.0)
-    assert unsure_budget(absolute, PlayerClock(200, 0), capped, 60, 81) == 1.0
+    assert move_budget(absolute, PlayerClock(200, 0), capped, 60, 81, factor=2.5) == 1.0
+    assert may_run_on(absolute, PlayerClock(200, 0), unsure)
+    assert not may_run_on(absolute, PlayerClock(200, 0), S)  # factor 1: off
+    byoyomi = TimeControl("byoyomi", 60, 10, 3)
+    assert may_run_on(byoyomi, PlayerClock(50, 0), unsure)
+    assert not may_run_on(byoyomi, PlayerClock(10, 2), unsure)  # a period: its share is whole
+    assert not may_run_on(TimeControl.from_gtp(0, 1, 0), PlayerClock(), unsure)  # no clock
 
 
 def test_the_engine_tells_its_search_whether_time_banks() -> None:

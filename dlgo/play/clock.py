@@ -37,7 +37,7 @@ __all__ = [
     "Clock",
     "BudgetSettings",
     "move_budget",
-    "unsure_budget",
+    "may_run_on",
     "time_banks",
     "move_limit",
     "game_phase_weight",
@@ -274,8 +274,11 @@ def move_budget(
     points: int,
     opponent_passed: bool = False,
     clear_result: bool = False,
+    factor: float = 1.0,
 ) -> float | None:
-    """Seconds to think about the next move, or None for no time limit at all."""
+    """Seconds to think about the next move, or None for no time limit at all. ``factor``
+    stretches the clock's share within the same caps: ``unsure_factor`` for the time a move
+    may run on to while its best move is unsure (where :func:`may_run_on`)."""
     if control.system == "none":
         seconds = settings.default_seconds
         if settings.max_seconds > 0:
@@ -285,28 +288,14 @@ def move_budget(
     if cap <= 0 or budget <= 0:
         # Inside the lag buffer: answer as fast as a search can; the buffer pays for the overhead.
         return settings.minimum
-    return _limited(min(budget, cap), settings)
+    return _limited(min(factor * budget, cap), settings)
 
 
-def unsure_budget(
-    control: TimeControl,
-    clock: PlayerClock,
-    settings: BudgetSettings,
-    empty: int,
-    points: int,
-    opponent_passed: bool = False,
-    clear_result: bool = False,
-) -> float | None:
-    """Seconds the next move may think while its best move is unsure (``SearchBudget.
-    unsure_deadline``): ``unsure_factor`` times :func:`move_budget`, within the same cap. Only
-    where unused time is banked (main time): a byo-yomi period's move has its whole share
-    already. None: no extension."""
-    if settings.unsure_factor <= 1.0 or control.system == "none" or not time_banks(control, clock):
-        return None
-    budget, cap = _share_and_cap(control, clock, settings, empty, points, opponent_passed, clear_result)
-    if cap <= 0 or budget <= 0:
-        return None
-    return _limited(min(settings.unsure_factor * budget, cap), settings)
+def may_run_on(control: TimeControl, clock: PlayerClock, settings: BudgetSettings) -> bool:
+    """Whether a move may think past its share while its best move is unsure
+    (``SearchBudget.unsure_deadline``): with ``unsure_factor`` above 1, and only where unused
+    time is banked (main time): a byo-yomi period's move has its whole share already."""
+    return settings.unsure_factor > 1.0 and time_banks(control, clock)
 
 
 def _limited(seconds: float, settings: BudgetSettings) -> float:

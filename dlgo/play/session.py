@@ -42,7 +42,7 @@ from dlgo.deadstones import Count
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.play.agents import AgentBuild, AgentPool, Overhead
-from dlgo.play.clock import BudgetSettings, Clock, move_budget, move_limit, time_banks, unsure_budget
+from dlgo.play.clock import BudgetSettings, Clock, may_run_on, move_budget, move_limit, time_banks
 from dlgo.play.config import Config
 from dlgo.play.counting import counting_build, final_count
 from dlgo.play.decision import DecisionSettings, MoveChoice, choose_move
@@ -168,9 +168,10 @@ class PlaySession:
     def unsure_seconds(self, player: Player) -> float | None:
         """Seconds ``player``'s next move may run on to while its best move is unsure (main time,
         ``time.unsure_factor``); None: no extension."""
-        return unsure_budget(
-            self.clock.control, self.clock.clocks[player], self.budget_settings(), **self._phase(player)
-        )
+        control, clock, settings = self.clock.control, self.clock.clocks[player], self.budget_settings()
+        if not may_run_on(control, clock, settings):
+            return None
+        return move_budget(control, clock, settings, factor=settings.unsure_factor, **self._phase(player))
 
     def _phase(self, player: Player) -> dict:
         """What the clock's share depends on besides the clock: the board's emptiness, a pass, a clear result."""

@@ -20,7 +20,7 @@ from typing import Any
 
 from dlgo.parallel import task_seed
 from dlgo.zero.loop_config import AnchorSettings, GatingSettings
-from dlgo.zero.phase import PhaseRuntime, iteration_dir
+from dlgo.zero.phase import PhaseRuntime, TaskStep, iteration_dir
 from dlgo.zero.report import ELO_CLIP, ELO_COLUMNS, read_csv, write_csv
 from dlgo.zero.selfplay import SelfPlaySettings
 from dlgo.zero.workers import GatingGame, GatingTask, ModelBlob, play_gating_task
@@ -136,34 +136,31 @@ def play_gating(ctx: GatingContext, runtime: PhaseRuntime) -> GatingResult:
     it, g, play = ctx.iteration, ctx.gating, ctx.selfplay
     d = iteration_dir(ctx.out, it)
     games = gating_games(ctx.out, it)
-    clock = runtime.clock("gate")
     verdict = gate_verdict(games, g)
-    if verdict is None:
-        cand_blob, best_blob = ModelBlob.from_file(ctx.candidate), ModelBlob.from_file(ctx.best)
-        tasks = [
-            GatingTask.for_game(it, i, task_seed(ctx.seed, it, 1 << 21, i), cand_blob, best_blob, play, g)
-            for i in range(g.games)
-            if i not in games
-        ]
-        bar = runtime.progress_bar(g.games, f"gating it {it}", initial=len(games))
-        try:
-            results = runtime.run_on_workers(play_gating_task, tasks)
-            for _, game in results:
-                store_gating_game(d, game)
-                games[game.index] = {"index": game.index, "winner": game.winner}
-                if bar is not None:
-                    w = sum(r["winner"] == 1 for r in games.values())
-                    lo = sum(r["winner"] == -1 for r in games.values())
-                    bar.update(1)
-                    bar.set_postfix_str(f"candidate {w}-{lo} best")
-                verdict = gate_verdict(games, g)
-                if verdict is not None or runtime.time_up():
-                    results.close()
-                    break
-        finally:
-            if bar is not None:
-                bar.close()
-    clock.stop()
+
+    def store(game: GatingGame) -> TaskStep:
+        nonlocal verdict
+        store_gating_game(d, game)
+        games[game.index] = {"index": game.index, "winner": game.winner}
+        verdict = gate_verdict(games, g)
+        w = sum(r["winner"] == 1 for r in games.values())
+        lo = sum(r["winner"] == -1 for r in games.values())
+        return TaskStep(1, f"candidate {w}-{lo} best", stop=verdict is not None)
+
+    clock = runtime.clock("gate")
+    try:
+        if verdict is None:
+            cand_blob, best_blob = ModelBlob.from_file(ctx.candidate), ModelBlob.from_file(ctx.best)
+            tasks = [
+                GatingTask.for_game(it, i, task_seed(ctx.seed, it, 1 << 21, i), cand_blob, best_blob, play, g)
+                for i in range(g.games)
+                if i not in games
+            ]
+            runtime.run_tasks(
+                play_gating_task, tasks, lambda result: store(result[1]), g.games, f"gating it {it}", initial=len(games)
+            )
+    finally:
+        clock.stop()
     return GatingResult(games, verdict)
 
 

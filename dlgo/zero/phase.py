@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = ["Clock", "PhaseRuntime", "in_process", "iteration_dir"]
+__all__ = ["Clock", "PhaseRuntime", "TaskStep", "in_process", "iteration_dir"]
 
 
 class Clock(Protocol):
@@ -52,6 +52,16 @@ def _no_status() -> str:
 
 
 @dataclass(frozen=True)
+class TaskStep:
+    """What a phase made of one finished task (``PhaseRuntime.run_tasks``): games for the bar,
+    the bar's postfix, and whether the phase needs no more tasks."""
+
+    games: int
+    postfix: str = ""
+    stop: bool = False
+
+
+@dataclass(frozen=True)
 class PhaseRuntime:
     """The loop's services for one phase; none of them reads or writes the loop's state.
 
@@ -75,6 +85,33 @@ class PhaseRuntime:
         from tqdm import tqdm
 
         return tqdm(total=total, initial=initial, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True)
+
+    def run_tasks(
+        self,
+        fn: Callable[[Any], Any],
+        tasks: Sequence[Any],
+        handle: Callable[[Any], TaskStep],
+        total: int,
+        desc: str,
+        initial: int = 0,
+    ) -> None:
+        """``fn`` of every task on the workers, each result given to ``handle`` as it finishes
+        (it stores what the task made), under a progress bar of ``total`` games; the rest is
+        stopped once ``handle`` says so or the time is up (a stop keeps every finished task)."""
+        bar = self.progress_bar(total, desc, initial=initial)
+        try:
+            results = self.run_on_workers(fn, tasks)
+            for result in results:
+                step = handle(result)
+                if bar is not None:
+                    bar.update(step.games)
+                    bar.set_postfix_str(step.postfix, refresh=True)
+                if step.stop or self.time_up():
+                    results.close()
+                    break
+        finally:
+            if bar is not None:
+                bar.close()
 
 
 def iteration_dir(out: Path, iteration: int) -> Path:

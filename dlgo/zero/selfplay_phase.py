@@ -21,7 +21,7 @@ import numpy as np
 from dlgo.parallel import task_seed
 from dlgo.zero.experience import ReplayBuffer, combine_experience
 from dlgo.zero.loop_config import SelfPlayLoopSettings
-from dlgo.zero.phase import PhaseRuntime, iteration_dir
+from dlgo.zero.phase import PhaseRuntime, TaskStep, iteration_dir
 from dlgo.zero.selfplay import SelfPlayGame, SelfPlaySettings, calibrate_resign_threshold
 from dlgo.zero.workers import ModelBlob, SelfPlayTask, play_selfplay_task
 
@@ -92,25 +92,24 @@ def play_selfplay(ctx: SelfPlayContext, runtime: PhaseRuntime) -> SelfPlayResult
         allowed = tuple(bool(rng.random() >= plan.no_resign_fraction) for _ in range(task_games(plan, t)))
         tasks.append(SelfPlayTask(it, t, len(allowed), seed, blob, ctx.settings, allowed))
     clock = runtime.clock("selfplay")
-    bar = runtime.progress_bar(plan.games_per_iteration, f"self-play it {it}", initial=plan.games_per_iteration - sum(
-        len(task.resign_allowed) for task in tasks))  # fmt: skip
-    stopped = False
+
+    def store(result: tuple[SelfPlayTask, list]) -> TaskStep:
+        task, games = result
+        store_task(ctx.out, ctx.replay, task, games)
+        return TaskStep(len(games), runtime.status())
+
     try:
-        results = runtime.run_on_workers(play_selfplay_task, tasks)
-        for task, games in results:
-            store_task(ctx.out, ctx.replay, task, games)
-            if bar is not None:
-                bar.update(len(games))
-                bar.set_postfix_str(runtime.status(), refresh=True)
-            if runtime.time_up():
-                stopped = len(ctx.replay.done_tasks(it)) < n_tasks
-                results.close()
-                break
+        runtime.run_tasks(
+            play_selfplay_task,
+            tasks,
+            store,
+            plan.games_per_iteration,
+            f"self-play it {it}",
+            initial=plan.games_per_iteration - sum(len(task.resign_allowed) for task in tasks),
+        )
     finally:
-        if bar is not None:
-            bar.close()
         clock.stop()
-    if stopped or len(ctx.replay.done_tasks(it)) < n_tasks:
+    if len(ctx.replay.done_tasks(it)) < n_tasks:  # stopped before the end
         return SelfPlayResult(finished=False)
     return SelfPlayResult(finished=True, calibration=calibrate_resign(ctx))
 
