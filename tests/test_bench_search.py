@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,16 @@ def test_cpu_facts_name_the_speed_flags():
     facts = cpu_facts()
     assert set(facts) == {"model", "flags", "load_average"}
     assert all(isinstance(flag, str) for flag in facts["flags"])
+
+
+def test_the_default_network_and_batch_are_the_engine_configs(tmp_path):
+    from dlgo.bench.search import default_zero
+
+    config = tmp_path / "configs" / "engine.toml"
+    config.parent.mkdir()
+    config.write_text('[zero]\nbatch_size = 8\n[size.9.zero]\nmodel = "../w/nine.keras"\nbatch_size = 4\n')
+    nine, nineteen = default_zero(9, config), default_zero(19, config)
+    assert nine["model"] == str((tmp_path / "w" / "nine.keras").resolve()) and nine["batch_size"] == 4
+    assert nineteen["model"] == "" and nineteen["batch_size"] == 8
+    shipped = default_zero(9)  # configs/engine/default.toml names the 9x9 network it plays
+    assert shipped["model"].endswith(".keras") and Path(shipped["model"]).is_file()

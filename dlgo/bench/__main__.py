@@ -124,13 +124,15 @@ def main(argv: list[str] | None = None) -> int:
     n.add_argument("--encoders", action="store_true", help="only time every encoder on 9x9 and 19x19")
     z = sub.add_parser("search", help="search visits per second next to the network's batched throughput")
     z.add_argument("--agent", choices=["zero", "alphago"], default="zero")
-    z.add_argument("--model", help=".keras model (zero), or the policy network (alphago)")
+    z.add_argument(
+        "--model", help=".keras model (zero; default: the engine config's for --size), or the policy network (alphago)"
+    )
     z.add_argument("--value-model", help="alphago: the value network")
     z.add_argument("--build", choices=["zero", "alphago"], help="an untrained network instead of --model")
     z.add_argument("--blocks", type=int, default=6)
     z.add_argument("--filters", type=int, default=64)
     z.add_argument("--size", type=int, default=9)
-    z.add_argument("--batch-size", type=int, default=16)
+    z.add_argument("--batch-size", type=int, help="leaves per network call (default: the engine config's for --size)")
     z.add_argument("--seconds", type=float, default=10.0, help="search time per position")
     z.add_argument("--backend", default="auto")
     z.add_argument("--threads", type=int, default=None)

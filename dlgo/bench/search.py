@@ -1,13 +1,14 @@
 """Search benchmark: visits per second next to the network's own batched throughput, in one run.
 
-    python -m dlgo.bench search --agent zero --size 9       # the shipped weights/zero-9x9.keras
+    python -m dlgo.bench search --agent zero --size 9       # the network default.toml plays 9x9 with
     python -m dlgo.bench search --agent zero --size 19      # weights/zero-19x19.keras
     python -m dlgo.bench search --agent zero --model weights/zero-9x9.keras --size 9 --runtime int8
     python -m dlgo.bench search --agent zero --build zero --blocks 6 --filters 64 --size 9
     python -m dlgo.bench search --agent alphago --build alphago --filters 64 --size 9
 
 The search runs on the **default runtime**: ``--runtime``, else the ``zero.runtime`` the default
-engine config gives this board size (``configs/engine/default.toml``). In one run it measures
+engine config gives this board size (``configs/engine/default.toml``); its network and batch size
+are the config's too unless ``--model``/``--build`` and ``--batch-size`` say otherwise. In one run it measures
 
 - ``network``: the runners alone (ONNX Runtime) on encoded positions at the search's batch size,
   both the fp32 model and (for a model file) its int8 model, whatever the default is;
@@ -40,7 +41,7 @@ from dlgo.bench.nn import sample_states, seconds_per_call
 from dlgo.goboard import GameState
 from dlgo.utils import move_to_text
 
-__all__ = ["bench_search", "default_runtime", "cpu_facts", "NETWORK_RATIO_GOAL", "FP32_RATIO_GOALS"]
+__all__ = ["bench_search", "default_zero", "default_runtime", "cpu_facts", "NETWORK_RATIO_GOAL", "FP32_RATIO_GOALS"]
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CONFIG = ROOT / "configs" / "engine" / "default.toml"
@@ -124,12 +125,26 @@ def _midgame(size: int, seed: int) -> GameState:
     return state
 
 
-def default_runtime(size: int, config: str | os.PathLike | None = None) -> str:
-    """The Zero runtime the default engine config plays ``size`` with (``[size.N.zero]`` over ``[zero]``)."""
+def default_zero(size: int, config: str | os.PathLike | None = None) -> dict[str, Any]:
+    """What the default engine config plays ``size`` with (``[size.N.zero]`` over ``[zero]``):
+    ``model`` (a path resolved from the config's folder; "" for none), ``runtime`` and
+    ``batch_size``."""
     from dlgo.agent_registry import zero_params
     from dlgo.tomlfile import read_toml
 
-    return str(zero_params(read_toml(config or DEFAULT_CONFIG), size)["runtime"])
+    path = Path(config or DEFAULT_CONFIG)
+    params = zero_params(read_toml(path), size)
+    model = str(params.get("model") or "")
+    return {
+        "model": str((path.parent / model).resolve()) if model else "",
+        "runtime": str(params["runtime"]),
+        "batch_size": int(params["batch_size"]),
+    }
+
+
+def default_runtime(size: int, config: str | os.PathLike | None = None) -> str:
+    """The Zero runtime the default engine config plays ``size`` with (``[size.N.zero]`` over ``[zero]``)."""
+    return str(default_zero(size, config)["runtime"])
 
 
 def bench_search(
@@ -139,7 +154,7 @@ def bench_search(
     blocks: int = 6,
     filters: int = 64,
     size: int = 9,
-    batch_size: int = 16,
+    batch_size: int | None = None,
     seconds: float = 10.0,
     backend: str = "auto",
     threads: int | None = None,
@@ -155,9 +170,11 @@ def bench_search(
 
     t0 = time.perf_counter()
     if agent == "zero":
+        played = default_zero(size)  # the network, runtime and batch the engine plays this size with
         if not model_path and not build:
-            model_path = str(ROOT / "weights" / f"zero-{size}x{size}.keras")
-        runtime = runtime or default_runtime(size)
+            model_path = played["model"] or str(ROOT / "weights" / f"zero-{size}x{size}.keras")
+        runtime = runtime or played["runtime"]
+        batch_size = batch_size or played["batch_size"]
         evaluator, networks, source, runners = _zero_evaluator(
             model_path, build, blocks, filters, size, backend, threads, seed, runtime
         )
@@ -167,6 +184,7 @@ def bench_search(
         runners = {"fp32": None}  # the policy and value networks together
     else:
         raise ValueError(f"unknown agent {agent!r}: zero or alphago")
+    batch_size = batch_size or 16
     setup_s = time.perf_counter() - t0
 
     states = sample_states(size, batch_size, seed)
