@@ -117,8 +117,9 @@ def main() -> None:
     p.add_argument("--plot", help="write the reliability curves here (PNG)")
     args = p.parse_args()
     report = {}
-    for model in args.models:
-        report[Path(model).name] = {
+    names = [Path(m).name for m in args.models]
+    for model, name in zip(args.models, names):
+        report[name if names.count(name) == 1 else model] = {  # the path where two files share a name
             phase: calibration(pr, won, args.bins)
             for phase, (pr, won) in predictions(model, args.data, args.games).items()
         }

@@ -51,6 +51,7 @@ ENGINE = {
 #: Zero loop config -> (self-play agent's, gating players') settings that differ from BASE, before the object
 TRAIN = {
     "zero-calibrate-19x19.toml": ({"batch_size": 8, "rounds": 128}, {"batch_size": 8, "rounds": 100}),
+    "zero-selfplay-13x13.toml": ({"batch_size": 8, "rounds": 128}, {"batch_size": 8, "rounds": 100}),
     "zero-selfplay-19x19.toml": ({"batch_size": 4, "rounds": 100}, {"batch_size": 4, "rounds": 100}),
     "zero-selfplay-9x9-10x128.toml": ({"batch_size": 8, "rounds": 160}, {"batch_size": 8, "rounds": 100}),
     "zero-selfplay-9x9-counted.toml": ({"batch_size": 8, "rounds": 160}, {"batch_size": 8, "rounds": 100}),
