@@ -86,6 +86,24 @@ def test_replay_buffer_tasks_and_window_take_the_newest_positions(tmp_path):
     assert window_size(0, 100, 50, 180) == 100 and window_size(5, 100, 50, 180) == 180
 
 
+def test_a_chunk_from_elsewhere_is_linked_once_and_copied_where_links_fail(tmp_path, monkeypatch):
+    source = ReplayBuffer(tmp_path / "src").add(_buffer(4, fill=1.0), 0, 7)
+    target = ReplayBuffer(tmp_path / "dst")
+    linked = target.link(source, 100, 7, 4)
+    assert linked.name == "it0100-t00007-n4.npz" and linked.stat().st_ino == source.stat().st_ino
+    assert [c.iteration for c in target.chunks()] == [100]
+    before = linked.stat().st_mtime_ns
+    assert target.link(tmp_path / "nowhere.npz", 100, 7, 4) == linked and linked.stat().st_mtime_ns == before
+
+    def refuse(*_):
+        raise OSError("cross-device link")
+
+    monkeypatch.setattr("os.link", refuse)
+    copied = target.link(source, 101, 7, 4)
+    assert copied.stat().st_ino != source.stat().st_ino
+    assert np.array_equal(ZeroExperienceBuffer.load(copied).states, ZeroExperienceBuffer.load(source).states)
+
+
 def test_augmentation_moves_planes_and_policy_together_and_keeps_pass():
     size = 5
     n = 64

@@ -27,8 +27,6 @@ The first command is resumable: chunks already relabelled are kept.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -135,19 +133,6 @@ def build_student(teacher_path: Path, out: Path, blocks: int, filters: int, seed
     return out
 
 
-def _link_holdout(source: ReplayBuffer, target: ReplayBuffer) -> int:
-    count = 0
-    for chunk in source.chunks():
-        path = target.chunk_path(chunk.iteration, chunk.task, chunk.positions)
-        if not path.exists():
-            try:
-                os.link(chunk.path, path)
-            except OSError:
-                shutil.copyfile(chunk.path, path)
-        count += 1
-    return count
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m dlgo.zero.distill", description=__doc__.split("\n")[0])
     p.add_argument("--teacher", required=True, help="the network that teaches (.keras with its card)")
@@ -183,14 +168,16 @@ def main(argv: list[str] | None = None) -> int:
     written, kept = relabel_replay(
         teacher, train, ReplayBuffer(out / "data" / "train"), args.policy_mix, args.batch_size, args.progress
     )
-    held = _link_holdout(ReplayBuffer(data / "holdout"), ReplayBuffer(out / "data" / "holdout"))
+    held_out, held = ReplayBuffer(out / "data" / "holdout"), ReplayBuffer(data / "holdout").chunks()
+    for chunk in held:  # held out as they were
+        held_out.link(chunk.path, chunk.iteration, chunk.task, chunk.positions)
     stem = Path(args.teacher).stem.split("-")
     name = "-".join([*stem[:2], f"{args.blocks}x{args.filters}"]) + ".keras"
     student = out / name
     if not student.exists():
         build_student(Path(args.teacher), student, args.blocks, args.filters, args.seed)
     print(
-        f"distill: {written} chunks relabelled ({kept} kept from before), {held} held out as they were, "
+        f"distill: {written} chunks relabelled ({kept} kept from before), {len(held)} held out as they were, "
         f"student {student} ({args.blocks}x{args.filters})",
         flush=True,
     )

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,6 +157,17 @@ class ReplayBuffer:
 
     def chunk_path(self, iteration: int, task: int, positions: int) -> Path:
         return self.root / f"it{iteration:04d}-t{task:05d}-n{positions}.npz"
+
+    def link(self, source: str | os.PathLike, iteration: int, task: int, positions: int) -> Path:
+        """A chunk written elsewhere, kept here under this name: a hard link (no second copy on
+        disk), a copy where the file system refuses one; a chunk here already is left as it is."""
+        target = self.chunk_path(iteration, task, positions)
+        if not target.exists():
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copyfile(source, target)
+        return target
 
     def add(self, buffer: ZeroExperienceBuffer, iteration: int, task: int) -> Path:
         if self.done_tasks(iteration).get(task) is not None:

@@ -24,8 +24,6 @@ measuring the value there (``experiments/value_calibration.py``).
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -75,15 +73,6 @@ def passed_rows(buffer: ZeroExperienceBuffer, min_stones: float) -> ZeroExperien
     )
 
 
-def _link(source: Path, target: Path) -> None:
-    if target.exists():
-        return
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copyfile(source, target)
-
-
 def add_passed_rows(
     source: ReplayBuffer, target: ReplayBuffer, min_stones: float, iteration_offset: int, alone: ReplayBuffer | None
 ) -> tuple[int, int]:
@@ -92,7 +81,7 @@ def add_passed_rows(
     made = 0
     chunks = [c for c in source.chunks() if c.iteration < iteration_offset]
     for chunk in chunks:
-        _link(chunk.path, target.chunk_path(chunk.iteration, chunk.task, chunk.positions))
+        target.link(chunk.path, chunk.iteration, chunk.task, chunk.positions)
         rows = passed_rows(ZeroExperienceBuffer.load(chunk.path), min_stones)
         if rows is None:
             continue
@@ -102,7 +91,7 @@ def add_passed_rows(
             rows.save(path)
         made += len(rows)
         if alone is not None:
-            _link(path, alone.chunk_path(*name))
+            alone.link(path, *name)
     return len(chunks), made
 
 

@@ -232,12 +232,7 @@ def split_replay(
     counts = [0, 0]
     for chunk in replay.chunks():
         side = 1 if holdout_every > 0 and chunk.task % holdout_every == 0 else 0
-        target = (train, holdout)[side].chunk_path(chunk.iteration + iteration_offset, chunk.task, chunk.positions)
-        if not target.exists():
-            try:
-                os.link(chunk.path, target)
-            except OSError:
-                shutil.copyfile(chunk.path, target)
+        (train, holdout)[side].link(chunk.path, chunk.iteration + iteration_offset, chunk.task, chunk.positions)
         counts[side] += 1
     return counts[0], counts[1]
 
