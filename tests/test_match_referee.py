@@ -46,6 +46,39 @@ def test_absolute_and_per_move_clocks():
     assert ClockSettings(0, 2, 1).gtp() == "time_settings 0 2 1"
 
 
+def test_japanese_byo_yomi_clock():
+    settings = ClockSettings(10, 5, periods=3)
+    assert settings.gtp() == "kgs-time_settings byoyomi 10 5 3"
+    assert settings.gtp_fallback() == "time_settings 10 5 1"
+    assert "3 x 5 s" in settings.describe() and settings.to_json()["periods"] == 3
+    clock = RefereeClock(settings)
+    assert clock.time_left() == (10, 0)
+    assert clock.max_thinking_time() == 10 + 3 * 5
+    assert clock.spend(12)  # 10 s of main time, then 2 s of a period: the period starts again
+    assert clock.time_left() == (5, 3)
+    assert all(clock.spend(4.9) for _ in range(20))  # within the period, move after move
+    assert clock.spend(7)  # ran past one period: two left
+    assert clock.time_left() == (5, 2) and clock.max_thinking_time() == 10
+    assert clock.spend(10)  # ended exactly at the end of its second period: one left
+    assert clock.time_left() == (5, 1)
+    assert not clock.spend(5.5) and clock.flagged
+    with pytest.raises(ValueError):
+        ClockSettings(10, 5, stones=2, periods=3)
+    with pytest.raises(ValueError):
+        ClockSettings(10, 0, periods=3)
+
+
+def test_japanese_byo_yomi_in_a_game():
+    """Each move of 0.05 s fits its 1 s period; a player announced kgs-time_settings plays on,
+    and one who runs past its periods loses on time."""
+    rules = GameRules(size=9, clock=ClockSettings(0, 1, periods=2), lag_allowance=0.05)
+    record = play_game(fake_player("pass", "fast"), fake_player("slow:0.05", "slow"), rules)
+    assert (record.reason, record.result) == ("score", "W+7.5")
+    assert "byo-yomi" in record.time_control
+    record = play_game(fake_player("pass", "fast"), fake_player("slow:2.5", "slow"), rules)
+    assert (record.winner, record.reason, record.fault) == ("B", "time", "W")
+
+
 # --- misbehaving engines -----------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ Examples::
     dlgo-duel --engine configs/engine/mcts.toml --opponent-cmd "pachi -t =5000 threads=1" \\
         --visits 2000 --games 10
     dlgo-duel --engine configs/engine/mcts.toml --main-time 60 --byo-yomi 5 --stones 1 --games 4
+    dlgo-duel --engine configs/engine/default.toml --opponent pachi --size 19 --main-time 300 --byo-yomi 10 --periods 5
 
 A player is ``gnugo``, ``pachi``, a ``.toml`` config of this project's engine, or (with
 ``--engine-cmd`` / ``--opponent-cmd``) any GTP command line. Rerunning with the same ``--out``
@@ -105,6 +106,12 @@ def _parser() -> argparse.ArgumentParser:
     clock.add_argument("--main-time", type=float, help="referee clock: main time in seconds")
     clock.add_argument("--byo-yomi", type=float, default=0.0, help="referee clock: Canadian byo-yomi period (s)")
     clock.add_argument("--stones", type=int, default=0, help="referee clock: stones per byo-yomi period")
+    clock.add_argument(
+        "--periods",
+        type=int,
+        default=0,
+        help="referee clock: Japanese byo-yomi (OGS, KGS) with this many periods of --byo-yomi seconds, instead of Canadian --stones",
+    )
     clock.add_argument("--lag-allowance", type=float, default=0.2, help="seconds per move not charged to a clock")
     clock.add_argument(
         "--move-timeout",
@@ -145,7 +152,7 @@ def build_settings(args: argparse.Namespace) -> MatchSettings:
         opponent = PlayerSpec(**{**opponent.__dict__, "label": opponent.label + "-2"})
     clock = None
     if args.main_time is not None or args.byo_yomi:
-        clock = ClockSettings(args.main_time or 0.0, args.byo_yomi, args.stones)
+        clock = ClockSettings(args.main_time or 0.0, args.byo_yomi, args.stones, args.periods)
     if clock is not None and args.seconds_per_move is not None:
         raise ValueError("--seconds-per-move and a referee clock (--main-time/--byo-yomi) exclude each other")
     komi = args.komi if args.komi is not None else (0.5 if args.handicap else 7.5)

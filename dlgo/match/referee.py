@@ -232,7 +232,9 @@ def _setup(record: GameRecord, seats: dict[str, _Seat], rules: GameRules) -> Gam
 
     for seat in seats.values():
         if rules.clock is not None:
-            seat.command(rules.clock.gtp(), t, required=False)
+            ok, _ = seat.command(rules.clock.gtp(), t, required=False)
+            if not ok and (fallback := rules.clock.gtp_fallback()):
+                seat.command(fallback, t, required=False)
         elif rules.seconds_per_move is not None and seat.spec.time_commands:
             seat.command(f"time_settings 0 {rules.seconds_per_move:g} 1", t, required=False)
     return state
