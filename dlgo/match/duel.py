@@ -110,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
         "--periods",
         type=int,
         default=0,
-        help="referee clock: Japanese byo-yomi (OGS, KGS) with this many periods of --byo-yomi seconds, instead of Canadian --stones",
+        help="referee clock: Japanese byo-yomi (OGS, KGS), this many periods of --byo-yomi seconds (not --stones)",
     )
     clock.add_argument("--lag-allowance", type=float, default=0.2, help="seconds per move not charged to a clock")
     clock.add_argument(
