@@ -20,7 +20,14 @@ from dlgo.encoders import symmetry
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.search.zero_agent import ZeroAgent
-from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, augmented_batch, window_size
+from dlgo.zero.experience import (
+    ReplayBuffer,
+    ZeroExperienceBuffer,
+    augmented_batch,
+    mixed_training_batch,
+    training_batch,
+    window_size,
+)
 from dlgo.zero.loop_config import LoopConfigError, load_loop_config
 from dlgo.zero.matches import gate_verdict
 from dlgo.zero.selfplay import SelfPlaySettings, calibrate_resign_threshold, play_game, winner_low_value
@@ -84,6 +91,26 @@ def test_replay_buffer_tasks_and_window_take_the_newest_positions(tmp_path):
     early = replay.window(100, up_to_iteration=0)
     assert set(early.states[:, 0, 0, 0].astype(float)) == {0.0, 1.0}
     assert window_size(0, 100, 50, 180) == 100 and window_size(5, 100, 50, 180) == 180
+
+
+def test_a_window_of_several_board_sizes_comes_one_buffer_a_size(tmp_path):
+    replay = ReplayBuffer(tmp_path)
+    replay.add(_buffer(10, size=5, fill=1.0), 0, 0)
+    replay.add(_buffer(30, size=7, fill=2.0), 0, 1)
+    replay.add(_buffer(20, size=5, fill=3.0), 1, 0)
+    with pytest.raises(ValueError, match="5x5, 7x7"):
+        replay.window(100)
+    windows = replay.windows(45)  # the newest 45: 20 of 5x5, 25 of the 7x7 chunk (cut), none older
+    assert sorted(windows) == [5, 7] and len(windows[5]) == 20 and len(windows[7]) == 25
+    assert set(windows[5].states[:, 0, 0, 0].astype(float)) == {3.0}
+    assert len(replay.windows(10**6)[5]) == 30
+    assert list(replay.windows(10, up_to_iteration=1)) == [5]
+    rng = np.random.default_rng(0)
+    drawn = [mixed_training_batch(windows, 4, rng).x.shape[1] for _ in range(400)]
+    assert set(drawn) == {5, 7} and 0.3 < drawn.count(5) / 400 < 0.6  # 20 of 45 positions are 5x5
+    one = {5: windows[5]}  # one size: the same batches as training_batch from the same seed
+    a, b = mixed_training_batch(one, 8, np.random.default_rng(1)), training_batch(windows[5], 8, np.random.default_rng(1))
+    assert np.array_equal(a.x, b.x) and np.array_equal(a.policy, b.policy)
 
 
 def test_a_chunk_from_elsewhere_is_linked_once_and_copied_where_links_fail(tmp_path, monkeypatch):

@@ -187,3 +187,47 @@ def test_holdout_metrics_report_the_value_bias_from_blacks_side():
             return np.full((len(x), 26), 1 / 26, dtype=np.float32), np.where(black, 1.0, -1.0)[:, None]
 
     assert holdout_metrics(Right(), data)["value_bias_black"] == pytest.approx(0.0)
+
+
+def test_one_network_learns_several_board_sizes(tmp_path, capsys):
+    """A data folder of 5x5 and 7x7 positions (the strength issue's one network for every size):
+    each batch holds one size, the held-out error is measured on each, the card names both."""
+    keras = pytest.importorskip("keras")
+    from dlgo.encoders.zero import PLANES
+    from dlgo.inference import save_model
+    from dlgo.networks.zero import zero_model
+    from dlgo.zero.experience import ZeroExperienceBuffer
+    from dlgo.zero.teacher import main
+
+    rng = np.random.default_rng(5)
+    black = PLANES.index("black_to_move")
+
+    def positions(size: int, n: int) -> ZeroExperienceBuffer:
+        # Black wins every game: the player to move wins when it is Black
+        states = (rng.random((n, size, size, len(PLANES))) > 0.7).astype(np.float16)
+        black_to_move = np.arange(n) % 2 == 0
+        states[:, :, :, black] = black_to_move[:, None, None]
+        policies = np.zeros((n, size * size + 1), dtype=np.float32)
+        policies[:, (size // 2) * (size + 1)] = 1.0  # the teacher always plays the centre
+        return ZeroExperienceBuffer(states, policies, np.where(black_to_move, 1.0, -1.0))
+
+    data = tmp_path / "data"
+    for part, n in (("train", 48), ("holdout", 16)):
+        replay = ReplayBuffer(data / part)
+        replay.add(positions(5, n), 0, 0)
+        replay.add(positions(7, n), 100, 0)
+    init = tmp_path / "zero-mixed.keras"
+    keras.utils.set_random_seed(0)
+    save_model(zero_model(16, blocks=1, filters=16), init, "zero", [5])
+    out = tmp_path / "net"
+    args = ["train", "--data", str(data), "--init", str(init), "--out", str(out), "--steps", "120", "--lr", "0.01"]
+    assert main([*args, "--rounds", "2", "--batch-size", "16"]) == 0
+    rounds = [json.loads(line) for line in (out / "rounds.jsonl").read_text().splitlines()]
+    assert rounds[0]["positions"] == 32 and {"value_mse_5x5", "value_mse_7x7"} <= set(rounds[0])
+    for size in ("5x5", "7x7"):
+        assert rounds[-1][f"value_mse_{size}"] < min(0.3, rounds[0][f"value_mse_{size}"] - 0.5), size
+        assert rounds[-1][f"top1_{size}"] > rounds[0][f"top1_{size}"], size
+    assert rounds[-1]["policy_xent"] < rounds[0]["policy_xent"] - 0.3
+    assert "5x5 value" in capsys.readouterr().out
+    card = json.loads((out / "zero-mixed.card.json").read_text())
+    assert card["board_sizes"] == [5, 7]

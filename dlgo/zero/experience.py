@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -152,7 +152,7 @@ class ReplayBuffer:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self._cache: dict[Path, ZeroExperienceBuffer] = {}
-        self._window: ZeroExperienceBuffer | None = None
+        self._windows: dict[int, ZeroExperienceBuffer] | None = None
         self._window_key: tuple | None = None
 
     def chunk_path(self, iteration: int, task: int, positions: int) -> Path:
@@ -193,7 +193,17 @@ class ReplayBuffer:
         return sum(c.positions for c in self.chunks() if up_to_iteration is None or c.iteration <= up_to_iteration)
 
     def window(self, max_positions: int, up_to_iteration: int | None = None) -> ZeroExperienceBuffer:
-        """The newest ``max_positions`` positions (whole chunks; the oldest chunk is cut)."""
+        """The newest ``max_positions`` positions (whole chunks; the oldest chunk is cut), of one
+        board size; ``ValueError`` naming the sizes when the folder mixes them (see :meth:`windows`)."""
+        windows = self.windows(max_positions, up_to_iteration)
+        if len(windows) > 1:
+            sizes = ", ".join(f"{n}x{n}" for n in windows)
+            raise ValueError(f"{self.root}: games of several board sizes ({sizes}); train on them by size")
+        return next(iter(windows.values()))
+
+    def windows(self, max_positions: int, up_to_iteration: int | None = None) -> dict[int, ZeroExperienceBuffer]:
+        """The same newest ``max_positions`` positions as :meth:`window`, one buffer per board size
+        (smallest first): a batch holds one size, a network without size-bound layers learns all."""
         chunks = [c for c in self.chunks() if up_to_iteration is None or c.iteration <= up_to_iteration]
         chosen: list[ChunkInfo] = []
         total = 0
@@ -205,8 +215,8 @@ class ReplayBuffer:
         if not chosen:
             raise ValueError(f"{self.root}: the replay buffer is empty")
         key = (max_positions, tuple(c.path for c in chosen))
-        if key == self._window_key and self._window is not None:
-            return self._window
+        if key == self._window_key and self._windows is not None:
+            return self._windows
         keep = {c.path for c in chosen}
         self._cache = {p: b for p, b in self._cache.items() if p in keep}
         parts = []
@@ -214,12 +224,20 @@ class ReplayBuffer:
             if c.path not in self._cache:
                 self._cache[c.path] = ZeroExperienceBuffer.load(c.path)
             parts.append(self._cache[c.path])
-        combined = combine_experience(parts)
-        if len(combined) > max_positions:
-            cut = len(combined) - max_positions
-            combined = combined.take(slice(cut, None))
-        self._window, self._window_key = combined, key
-        return combined
+        cut = sum(len(b) for b in parts) - max_positions
+        if cut > 0:  # the oldest chunk loses its first positions
+            parts[0] = parts[0].take(slice(cut, None))
+        by_size: dict[int, list[ZeroExperienceBuffer]] = {}
+        for b in [b for b in parts if len(b)] or parts[-1:]:  # a game resigned at once has no rows
+            by_size.setdefault(board_size_of(b), []).append(b)
+        self._windows = {n: combine_experience(by_size[n]) for n in sorted(by_size)}
+        self._window_key = key
+        return self._windows
+
+
+def board_size_of(buffer: ZeroExperienceBuffer) -> int:
+    """The board size of a buffer's positions (its planes' rows)."""
+    return int(buffer.states.shape[1])
 
 
 class TrainingBatch(NamedTuple):
@@ -267,6 +285,21 @@ def training_batch(
     )
 
 
+def mixed_training_batch(
+    windows: Mapping[int, ZeroExperienceBuffer], batch_size: int, rng: np.random.Generator, augment: bool = True
+) -> TrainingBatch:
+    """A :func:`training_batch` of one board size, the size drawn in proportion to its positions
+    (one size: no draw, so a single-size run's batches are as before)."""
+    sizes = [n for n in sorted(windows) if len(windows[n])]
+    if not sizes:
+        raise ValueError("no positions to train on")
+    if len(sizes) == 1:
+        return training_batch(windows[sizes[0]], batch_size, rng, augment)
+    weights = np.array([len(windows[n]) for n in sizes], dtype=np.float64)
+    size = sizes[int(rng.choice(len(sizes), p=weights / weights.sum()))]
+    return training_batch(windows[size], batch_size, rng, augment)
+
+
 def augmented_batch(
     buffer: ZeroExperienceBuffer, batch_size: int, rng: np.random.Generator, augment: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -274,4 +307,4 @@ def augmented_batch(
     return training_batch(buffer, batch_size, rng, augment)[:3]
 
 
-__all__ += ["augmented_batch", "training_batch", "TrainingBatch"]
+__all__ += ["augmented_batch", "training_batch", "mixed_training_batch", "TrainingBatch", "board_size_of"]

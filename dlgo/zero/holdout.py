@@ -3,14 +3,14 @@ games were counted, the final owner of each point and the score (``dlgo.zero.tea
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from dlgo.zero.experience import ZeroExperienceBuffer
 
-__all__ = ["holdout_metrics", "aux_metrics", "held_out_loss"]
+__all__ = ["holdout_metrics", "holdout_metrics_by_size", "aux_metrics", "held_out_loss"]
 
 
 def holdout_metrics(model: Any, data: ZeroExperienceBuffer, batch_size: int = 512) -> dict[str, float]:
@@ -42,6 +42,38 @@ def holdout_metrics(model: Any, data: ZeroExperienceBuffer, batch_size: int = 51
         "value_mse": float(np.mean((value - data.rewards) ** 2)),
         "value_bias_black": float(np.mean((value - data.rewards) * black_side)),
     }
+
+
+# what each metric is a mean over: positions, the teacher's moves, the counted positions
+_WEIGHTS = {
+    "top1": "teacher_moves",
+    "policy_xent": "teacher_moves",
+    "value_mse": "positions",
+    "value_bias_black": "positions",
+    "ownership_accuracy": "counted_positions",
+    "score_mae": "counted_positions",
+}
+
+
+def holdout_metrics_by_size(model: Any, windows: Mapping[int, ZeroExperienceBuffer]) -> dict[str, float]:
+    """:func:`holdout_metrics` over held-out positions of several board sizes (one buffer a size):
+    each mean over all of them, weighted by what it averages, and ``value_mse_NxN`` and
+    ``top1_NxN`` of each size where there are several."""
+    rows = {n: holdout_metrics(model, w) for n, w in windows.items() if len(w)}
+    if len(rows) == 1:
+        return next(iter(rows.values()))
+    out: dict[str, float] = {}
+    for key in ("positions", "teacher_moves", "counted_positions"):
+        if any(key in r for r in rows.values()):
+            out[key] = float(sum(r.get(key, 0.0) for r in rows.values()))
+    for key, weight in _WEIGHTS.items():
+        parts = [(r[key], r[weight]) for r in rows.values() if key in r and r.get(weight) and not np.isnan(r[key])]
+        if parts:
+            out[key] = float(sum(v * w for v, w in parts) / sum(w for _, w in parts))
+    for n, r in rows.items():
+        out[f"value_mse_{n}x{n}"] = r["value_mse"]
+        out[f"top1_{n}x{n}"] = r["top1"]
+    return out
 
 
 def aux_metrics(names: list[str], outputs: list[list[np.ndarray]], data: ZeroExperienceBuffer) -> dict[str, float]:

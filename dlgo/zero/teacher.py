@@ -65,8 +65,8 @@ from dlgo.extras import require_extra
 from dlgo.gotypes import Player
 from dlgo.match.record import FORFEITS, GameRecord, load_records, replay
 from dlgo.utils import point_from_coords
-from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, combine_experience
-from dlgo.zero.holdout import held_out_loss, holdout_metrics
+from dlgo.zero.experience import ReplayBuffer, ZeroExperienceBuffer, board_size_of, combine_experience
+from dlgo.zero.holdout import held_out_loss, holdout_metrics_by_size
 from dlgo.zero.recorded import move_target, recorded_experience
 from dlgo.zero.selfplay import final_targets
 
@@ -266,19 +266,30 @@ def _evaluate(args: argparse.Namespace) -> int:
     parts = {"all": chunks} | {
         f"match {k}": [c for c in chunks if c.iteration == k] for k in sorted({c.iteration for c in chunks})
     }
-    data = {
-        name: combine_experience([ZeroExperienceBuffer.load(c.path) for c in group]) for name, group in parts.items()
-    }
+    data = {name: _by_size([ZeroExperienceBuffer.load(c.path) for c in group]) for name, group in parts.items()}
     for path in args.models:
         model = _load(path)
         for name, part in data.items():
-            m = holdout_metrics(model, part)
+            m = holdout_metrics_by_size(model, part)
             print(
                 f"{path} [{name}]: top-1 {m['top1']:.1%} of {int(m['teacher_moves'])} teacher moves, policy "
                 f"cross-entropy {m['policy_xent']:.3f}, value MSE {m['value_mse']:.3f}, bias for Black "
                 f"{m['value_bias_black']:+.3f} ({int(m['positions'])} positions)"
+                + "".join(
+                    f"; {k.removeprefix('value_mse_')} value MSE {v:.3f}"
+                    for k, v in m.items()
+                    if k.startswith("value_mse_")
+                )
             )
     return 0
+
+
+def _by_size(buffers: list[ZeroExperienceBuffer]) -> dict[int, ZeroExperienceBuffer]:
+    """The positions of ``buffers``, one buffer per board size."""
+    sizes: dict[int, list[ZeroExperienceBuffer]] = {}
+    for b in buffers:
+        sizes.setdefault(board_size_of(b), []).append(b)
+    return {n: combine_experience(group) for n, group in sorted(sizes.items())}
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -288,7 +299,7 @@ def _train(args: argparse.Namespace) -> int:
 
     data = Path(args.data)
     replay = ReplayBuffer(data / "train")
-    holdout = ReplayBuffer(data / "holdout").window(10**9)
+    holdout = ReplayBuffer(data / "holdout").windows(10**9)  # one buffer per board size
     last = max((c.iteration for c in replay.chunks()), default=-1)
     if last < 0:
         raise SystemExit(f"{data / 'train'}: no converted games (run `convert` or `split` first)")
@@ -297,7 +308,7 @@ def _train(args: argparse.Namespace) -> int:
     log_path = out / "rounds.jsonl"
     rounds = [json.loads(line) for line in log_path.read_text().splitlines()] if log_path.exists() else []
     if not rounds:
-        rounds.append({"round": 0, **holdout_metrics(_load(args.init), holdout)})
+        rounds.append({"round": 0, **holdout_metrics_by_size(_load(args.init), holdout)})
         log_path.write_text(json.dumps(rounds[0]) + "\n")
     network = read_card(args.init).network
     settings = TrainerSettings(
@@ -328,7 +339,7 @@ def _train(args: argparse.Namespace) -> int:
             aux_heads=args.aux_heads or bool(network.get("aux_heads")),
             global_pooling=bool(network.get("global_pooling")),
         )  # fmt: skip
-        row = {"round": number, **holdout_metrics(_load(out / f"round-{number:02d}.keras"), holdout), **losses}
+        row = {"round": number, **holdout_metrics_by_size(_load(out / f"round-{number:02d}.keras"), holdout), **losses}
         rounds.append(row)
         with log_path.open("a") as f:
             f.write(json.dumps(row) + "\n")
@@ -337,6 +348,8 @@ def _train(args: argparse.Namespace) -> int:
             if "score_mae" in row
             else ""
         )
+        sizes = [(k.removeprefix("value_mse_"), v) for k, v in row.items() if k.startswith("value_mse_")]
+        aux += "".join(f"; {size} value {v:.3f}" for size, v in sizes)
         print(
             f"round {number}: train policy {losses['policy_loss']:.3f} value {losses['value_loss']:.3f}; held out "
             f"top-1 {row['top1']:.1%} policy {row['policy_xent']:.3f} value {row['value_mse']:.3f} "

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from dlgo.zero.experience import ReplayBuffer, training_batch, window_size
+from dlgo.zero.experience import ReplayBuffer, mixed_training_batch, window_size
 
 __all__ = [
     "TrainerSettings",
@@ -220,10 +220,11 @@ def train_candidate(
     checkpoint, candidate = Path(checkpoint), Path(candidate)
     rate = learning_rate(settings, iteration if schedule_iteration is None else schedule_iteration)
     model = _load_learner(checkpoint, Path(init_model), settings, rate, aux_heads, global_pooling, trunk)
-    window = replay.window(
+    windows = replay.windows(
         window_size(iteration, settings.window_start, settings.window_growth, settings.window_max),
         up_to_iteration=iteration,
     )
+    positions = sum(len(w) for w in windows.values())
     rng = np.random.default_rng(seed)
     started = time.monotonic()
     totals = np.zeros(len(LOSS_NAMES))
@@ -233,7 +234,7 @@ def train_candidate(
 
         bar = tqdm(total=settings.steps_per_iteration, desc=f"train it {iteration}", unit="step", leave=False)
     for _ in range(settings.steps_per_iteration):
-        batch = training_batch(window, settings.batch_size, rng, settings.augment)
+        batch = mixed_training_batch(windows, settings.batch_size, rng, settings.augment)
         y, weights = batch_targets(model, batch, settings.value_q_weight)
         out = model.train_on_batch(batch.x, y, sample_weight=weights, return_dict=True)
         losses = loss_values(out)
@@ -247,9 +248,9 @@ def train_candidate(
     kept = {"loss", "policy_loss", "value_loss"} | {f"{name}_loss" for name in model.output_names}
     metrics: dict[str, Any] = {name: float(v) for name, v in zip(LOSS_NAMES, mean) if name in kept}
     metrics |= {
-        "aux_positions": float(window.aux_mask.mean()) if len(window) else 0.0,
+        "aux_positions": float(sum(w.aux_mask.sum() for w in windows.values()) / positions) if positions else 0.0,
         "lr": rate,
-        "window": len(window),
+        "window": positions,
         "steps": settings.steps_per_iteration,
         "seconds": round(time.monotonic() - started, 1),
     }
@@ -257,7 +258,7 @@ def train_candidate(
         from dlgo.networks.batchnorm import recalibrate_batch_norm
 
         metrics["bn_batches"] = recalibrate_batch_norm(
-            model, (training_batch(window, 256, rng, settings.augment).x for _ in range(settings.bn_batches))
+            model, (mixed_training_batch(windows, 256, rng, settings.augment).x for _ in range(settings.bn_batches))
         )
         metrics["seconds"] = round(time.monotonic() - started, 1)
     from dlgo.inference.files import card_of
@@ -274,8 +275,11 @@ def train_candidate(
         fields["network"] = {**fields["network"], "name": model.name, "blocks": blocks, "filters": filters}
     from dlgo.inference.komi import trained_komi_after
 
-    fields.setdefault("trained_komi", trained_komi_after(base.trained_komi, window.states))
-    save_model(inference_copy(model), candidate, "zero", [int(window.states.shape[1])], **fields)
+    komi = base.trained_komi
+    for window in windows.values():
+        komi = trained_komi_after(komi, window.states)
+    fields.setdefault("trained_komi", komi)
+    save_model(inference_copy(model), candidate, "zero", sorted(windows), **fields)
     tmp = checkpoint.with_name(checkpoint.stem + ".tmp.keras")
     model.save(tmp)
     os.replace(tmp, checkpoint)
