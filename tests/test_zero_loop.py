@@ -109,7 +109,8 @@ def test_a_window_of_several_board_sizes_comes_one_buffer_a_size(tmp_path):
     drawn = [mixed_training_batch(windows, 4, rng).x.shape[1] for _ in range(400)]
     assert set(drawn) == {5, 7} and 0.3 < drawn.count(5) / 400 < 0.6  # 20 of 45 positions are 5x5
     one = {5: windows[5]}  # one size: the same batches as training_batch from the same seed
-    a, b = mixed_training_batch(one, 8, np.random.default_rng(1)), training_batch(windows[5], 8, np.random.default_rng(1))
+    a = mixed_training_batch(one, 8, np.random.default_rng(1))
+    b = training_batch(windows[5], 8, np.random.default_rng(1))
     assert np.array_equal(a.x, b.x) and np.array_equal(a.policy, b.policy)
 
 
