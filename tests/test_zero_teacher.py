@@ -231,3 +231,4 @@ def test_one_network_learns_several_board_sizes(tmp_path, capsys):
     assert "5x5 value" in capsys.readouterr().out
     card = json.loads((out / "zero-mixed.card.json").read_text())
     assert card["board_sizes"] == [5, 7]
+    assert card["metrics"]["held_out"]["value_mse_7x7"] < card["metrics"]["held_out_before"]["value_mse_7x7"]

@@ -366,9 +366,10 @@ def _train(args: argparse.Namespace) -> int:
         "top1", "policy_xent", "value_mse", "value_bias_black", "positions", "teacher_moves",
         "ownership_accuracy", "score_mae", "counted_positions",
     )  # fmt: skip
+    per_size = tuple(k for k in best if k.startswith(("value_mse_", "top1_")))  # a mixed-size folder's
     card.metrics = {
-        "held_out": {k: best[k] for k in held if k in best},
-        "held_out_before": {k: rounds[0][k] for k in held if k in rounds[0]},
+        "held_out": {k: best[k] for k in (*held, *per_size) if k in best},
+        "held_out_before": {k: rounds[0][k] for k in (*held, *per_size) if k in rounds[0]},
     }
     write_card(kept, card)
     export_runtimes(kept, int8=True)  # what the engine's default runtime loads
