@@ -486,7 +486,7 @@ def test_9x9_self_play_config_plays_the_10x128_network_on_9x9():
     config = load_loop_config(ROOT / "configs" / "train" / "zero-selfplay-9x9-10x128.toml")
     assert config.selfplay.board_size == 9 and config.selfplay.komi == 7.0 and config.train.steps_per_iteration == 0
     assert (config.loop.blocks, config.loop.filters) == (10, 128)
-    assert config.resolve(config.loop.init_model) == (ROOT / "weights" / "zero-13x13.keras").resolve()
+    assert config.resolve(config.loop.init_model) == (ROOT / "weights" / "zero-13x13-v1" / "zero-13x13.keras").resolve()
 
 
 def test_anchor_every_few_generations(tmp_path):
