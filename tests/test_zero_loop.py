@@ -19,6 +19,7 @@ import pytest
 from dlgo.encoders import symmetry
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
+from dlgo.play.config import load_config
 from dlgo.search.zero_agent import ZeroAgent
 from dlgo.zero.experience import (
     ReplayBuffer,
@@ -476,10 +477,12 @@ def test_zero_training_steps_make_a_self_play_only_loop(tmp_path):
         _tiny(tmp_path, train__steps_per_iteration=-1)
 
 
-def test_19x19_self_play_config_only_plays_the_shipped_network():
+def test_19x19_self_play_config_plays_the_network_the_engine_plays_19x19_with():
     config = load_loop_config(ROOT / "configs" / "train" / "zero-selfplay-19x19.toml")
     assert config.selfplay.board_size == 19 and config.train.steps_per_iteration == 0
-    assert config.resolve(config.loop.init_model) == (ROOT / "weights" / "zero-19x19.keras").resolve()
+    engine = load_config(str(ROOT / "configs" / "engine" / "default.toml"))
+    played = engine.resolve_path(engine.agent_for_size(19)[1]["model"])
+    assert config.resolve(config.loop.init_model) == Path(played).resolve()
 
 
 def test_9x9_self_play_config_plays_the_10x128_network_on_9x9():
