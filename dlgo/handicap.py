@@ -6,6 +6,8 @@ White moves first (the book's GTP frontend alternated colours: docs/book-differe
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from dlgo.goboard import Board, GameState
 from dlgo.gotypes import Player, Point
 
@@ -15,6 +17,7 @@ __all__ = [
     "free_handicap_points",
     "handicap_game",
     "handicap_compensation",
+    "handicap_stone_count",
     "COMPENSATION_RULES",
 ]
 
@@ -33,6 +36,22 @@ def handicap_compensation(stones: int, rule: str = "chinese") -> float:
     if stones < 2 or rule == "none":
         return 0.0
     return float(stones if rule == "chinese" else stones - 1)
+
+
+def handicap_stone_count(setup: Iterable[Player], movers: Iterable[Player]) -> int:
+    """KataGo's count of handicap stones, from the colours of the setup stones and of the moves
+    in order: Black's setup stones plus Black's moves before White's first (a controller may play
+    the stones as moves: gtp2ogs does for OGS's fixed handicap), when White has no setup stone;
+    0 when that is one stone or none."""
+    setup = list(setup)
+    if any(player is Player.white for player in setup):
+        return 0
+    count = len(setup)
+    for player in movers:
+        if player is not Player.black:
+            break
+        count += 1
+    return count if count >= 2 else 0
 
 
 def max_fixed_handicap(size: int) -> int:

@@ -57,8 +57,8 @@ def test_the_shipped_zero_configs_play_int8_and_the_set_up_knows_their_networks(
     config = load_config(str(ROOT / "configs" / "engine" / "default.toml"))
     assert {config.get("zero.runtime", size) for size in (9, 13, 19)} == {"int8"}
     assert {default_runtime(size) for size in (9, 13, 19)} == {"int8"}
-    # 13x13 and 19x19 share one file
-    weights = {str(ROOT / "weights" / f"zero-{n}.keras") for n in ("9x9-10x128", "13x13")}
+    # 13x13 and 19x19 share one file; 19x19 handicap games play the network with a score head
+    weights = {str(ROOT / "weights" / f"zero-{n}.keras") for n in ("9x9-10x128", "13x13", "19x19-aux")}
     assert set(int8_model_files(config)) == weights
     for name in ("zero-9x9", "zero-19x19"):
         assert load_config(str(ROOT / "configs" / "engine" / f"{name}.toml")).get("zero.runtime") == "int8"
@@ -347,6 +347,7 @@ def test_a_set_without_a_size_reaches_every_board_size() -> None:
     config = load_config(shipped, [f"zero.model={model}"])
     for size in (9, 13, 19):
         assert config.agent_for_size(size)[1]["model"] == model
+        assert config.agent_for_size(size, handicap=True)[1]["model"] == model  # handicap games too
     config = load_config(shipped, [f"zero.model={model}", "size.19.zero.model=weights/zero-19x19.keras"])
     assert config.agent_for_size(19)[1]["model"] == str(ROOT / "weights" / "zero-19x19.keras")
     assert config.agent_for_size(13)[1]["model"] == model

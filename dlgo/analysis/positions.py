@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from dlgo.goboard import MAX_SIZE, MIN_SIZE, Board, GameState, Move
 from dlgo.gotypes import Player, Point
+from dlgo.handicap import handicap_stone_count
 from dlgo.rules import RuleSet
 from dlgo.utils import move_to_text
 
@@ -74,14 +75,7 @@ class GameRecord:
 def handicap_stones(record: GameRecord) -> int:
     """KataGo's count of handicap stones: Black's setup stones plus Black's moves before White's
     first, when White has no setup stone; 0 when that is one stone or none."""
-    if any(player is Player.white for player, _ in record.initial_stones):
-        return 0
-    count = sum(1 for player, _ in record.initial_stones if player is Player.black)
-    for player, _ in record.moves:
-        if player is not Player.black:
-            break
-        count += 1
-    return count if count >= 2 else 0
+    return handicap_stone_count((player for player, _ in record.initial_stones), (player for player, _ in record.moves))
 
 
 def white_bonus(record: GameRecord) -> float:

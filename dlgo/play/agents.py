@@ -130,12 +130,13 @@ class AgentPool:
         """The agents built so far."""
         return {k: b.agent for k, b in list(self._builds.items()) if b.agent is not None}
 
-    def resolve(self, rows: int, cols: int) -> tuple[str, dict[str, Any]] | None:
-        """The agent name and parameters that play this board, or None if none can."""
+    def resolve(self, rows: int, cols: int, handicap: bool = False) -> tuple[str, dict[str, Any]] | None:
+        """The agent name and parameters that play this board, or None if none can; ``handicap``:
+        in a game with handicap stones (the config's ``[handicap]`` tables)."""
         if rows == cols:
-            return self.config.agent_for_size(rows)
+            return self.config.agent_for_size(rows, handicap)
         name = self.config.agent_name()
-        params = self.config.section(name)
+        params = self.config.section(name, handicap=handicap)
         return (name, params) if self.config.agent_plays(name, params, rows) else None
 
     def startup_sizes(self) -> list[int]:
@@ -165,11 +166,12 @@ class AgentPool:
         return build
 
     def request(
-        self, rows: int, cols: int, first: bool = True
+        self, rows: int, cols: int, first: bool = True, handicap: bool = False
     ) -> tuple[registry.AgentType, dict[str, Any], AgentBuild]:
-        """The agent type, parameters and build for this board; the build is queued (``first``:
-        ahead of the others) unless it is done or under way. Returns at once."""
-        spec = self.resolve(rows, cols)
+        """The agent type, parameters and build for this board (``handicap``: in a game with
+        handicap stones); the build is queued (``first``: ahead of the others) unless it is done
+        or under way. Returns at once."""
+        spec = self.resolve(rows, cols, handicap)
         if spec is None:
             raise UnsupportedSize(f"no agent of the config plays {cols}x{rows}")
         name, params = spec
@@ -202,20 +204,24 @@ class AgentPool:
                 self._thread = threading.Thread(target=self._run, name=AGENT_BUILD_THREAD, daemon=True)
                 self._thread.start()
 
-    def get(self, rows: int, cols: int) -> tuple[registry.AgentType, dict[str, Any], Agent]:
+    def get(self, rows: int, cols: int, handicap: bool = False) -> tuple[registry.AgentType, dict[str, Any], Agent]:
         """The agent for this board, waiting for its build as long as it takes."""
-        agent_type, params, build = self.request(rows, cols)
+        agent_type, params, build = self.request(rows, cols, handicap=handicap)
         build.done.wait()
         return agent_type, params, build.result()
 
     def preload(self, sizes: list[int], delay: float = 0.1) -> None:
         """Queue the agents of these board sizes (the first first) and start building them after
-        ``delay`` seconds: the controller's first commands (``boardsize``) put theirs first."""
-        for size in sizes:
-            try:
-                self.request(size, size, first=False)
-            except (UnsupportedSize, AgentBuildError) as e:
-                log.info("no agent to build for %dx%d: %s", size, size, e)
+        ``delay`` seconds: the controller's first commands (``boardsize``) put theirs first.
+        The agents of handicap games (``[handicap]`` tables) come after every size's own."""
+        for handicap in (False, True):
+            for size in sizes:
+                if handicap and self.resolve(size, size, True) == self.resolve(size, size):
+                    continue
+                try:
+                    self.request(size, size, first=False, handicap=handicap)
+                except (UnsupportedSize, AgentBuildError) as e:
+                    log.info("no agent to build for %dx%d: %s", size, size, e)
         timer = threading.Timer(delay, self.start)
         timer.daemon = True
         timer.start()

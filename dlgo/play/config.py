@@ -10,6 +10,8 @@ Layout (every key is optional; ``configs/engine/default.toml`` documents each on
     agent = "zero"
     [size.9.zero]
     model = "weights/zero9.keras"
+    [size.19.handicap.zero]     # games with handicap stones: these agent keys replace the above
+    score_utility = 0.3
 
 Unknown keys, wrong types and out-of-range values raise :class:`ConfigError` whose message
 names the file (or ``--set``) and the dotted key; ``__main__`` prints it as one line on stderr.
@@ -49,6 +51,9 @@ class ConfigError(ValueError):
 
 # Tables a [size.N] table may override.
 SIZE_SECTIONS = ("time", "resign", "pass", "variety", "scoring", "analysis")
+# The table of agent keys that games with handicap stones play instead ([handicap.zero] for every
+# size, [size.N.handicap.zero] for one): the score-aware search where giving stones needs it.
+HANDICAP = "handicap"
 
 
 def _agent_params(name: str) -> dict[str, Param]:
@@ -98,12 +103,29 @@ def _check_agent_name(key: str, value: Any) -> str:
     return value
 
 
+def _check_handicap(prefix: str, data: Any) -> dict[str, Any]:
+    """Validate a [handicap] table (top level or [size.N.handicap]): agent tables only."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{prefix}: expected agent tables like [{prefix}.zero]")
+    out: dict[str, Any] = {}
+    for name, table in data.items():
+        dotted = f"{prefix}.{name}"
+        if name not in registry.REGISTRY:
+            raise ValueError(
+                f"unknown key '{dotted}' (a handicap table holds agent tables: {', '.join(registry.names())})"
+            )
+        out[name] = registry.get(name).canonical(_check_table(dotted, _agent_params(name), table), dotted)
+    return out
+
+
 def _check_level(prefix: str, data: Mapping[str, Any], top: bool) -> dict[str, Any]:
     """Validate one level (top level or a [size.N] table); returns the checked partial dict."""
     out: dict[str, Any] = {}
     for key, value in data.items():
         dotted = f"{prefix}{key}"
-        if key == "agent":
+        if key == HANDICAP:
+            out[key] = _check_handicap(dotted, value)
+        elif key == "agent":
             out[key] = _check_agent_name(dotted, value)
         elif key in registry.REGISTRY:
             out[key] = registry.get(key).canonical(_check_table(dotted, _agent_params(key), value), dotted)
@@ -163,11 +185,21 @@ class Config:
         value = os.path.expanduser(value)
         return value if os.path.isabs(value) else os.path.join(self.base_dir, value)
 
-    def section(self, name: str, size: int | None = None) -> dict[str, Any]:
+    def section(self, name: str, size: int | None = None, handicap: bool = False) -> dict[str, Any]:
+        """Table ``name`` with the overrides of ``[size.N]`` (``size``) and, in a game with
+        handicap stones (``handicap``), those of ``[handicap]`` and ``[size.N.handicap]``."""
         table = dict(self._data.get(name, {}))
-        if size is not None:
-            table.update(self._data["size"].get(size, {}).get(name, {}))
+        size_tables = self._data["size"].get(size, {}) if size is not None else {}
+        table.update(size_tables.get(name, {}))
+        if handicap:
+            table.update(self._data.get(HANDICAP, {}).get(name, {}))
+            table.update(size_tables.get(HANDICAP, {}).get(name, {}))
         return table
+
+    def has_handicap_table(self, name: str, size: int | None = None) -> bool:
+        """Whether games with handicap stones play agent ``name`` with keys of their own."""
+        size_tables = self._data["size"].get(size, {}) if size is not None else {}
+        return bool(self._data.get(HANDICAP, {}).get(name) or size_tables.get(HANDICAP, {}).get(name))
 
     def get(self, dotted: str, size: int | None = None) -> Any:
         section, key = dotted.split(".", 1)
@@ -180,13 +212,14 @@ class Config:
                 return override
         return self._data["agent"]
 
-    def agent_for_size(self, size: int) -> tuple[str, dict[str, Any]] | None:
-        """(agent name, its parameters) that plays ``size``, or None if none can.
+    def agent_for_size(self, size: int, handicap: bool = False) -> tuple[str, dict[str, Any]] | None:
+        """(agent name, its parameters) that plays ``size``, or None if none can; ``handicap``:
+        in a game with handicap stones (the ``[handicap]`` tables' keys applied).
 
         The size's own agent when it has one and supports the size, else the top-level agent.
         """
         for name in dict.fromkeys((self.agent_name(size), self.agent_name())):
-            params = self.section(name, size)
+            params = self.section(name, size, handicap)
             if self.agent_plays(name, params, size):
                 return name, params
         return None
@@ -256,7 +289,8 @@ def _paths_from_cwd(nested: dict[str, Any]) -> dict[str, Any]:
     while isinstance(level, dict) and len(level) == 1:
         key, level = next(iter(level.items()))
         parts.append(key)
-    tail = parts[2:] if len(parts) == 4 and parts[0] == "size" else parts
+    tail = parts[2:] if parts[:1] == ["size"] else parts
+    tail = tail[1:] if tail[:1] == [HANDICAP] else tail
     param = _param(*tail) if len(tail) == 2 else None
     if param is None or not param.path or not isinstance(level, str) or not level:
         return nested
@@ -269,18 +303,34 @@ def _paths_from_cwd(nested: dict[str, Any]) -> dict[str, Any]:
 def _reaching_every_size(data: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     """A ``--set section.key=value`` without a size, as the user means it: for every board size.
     The config's ``[size.N.section]`` tables that set ``key`` get the value too (a command line
-    beats the file; ``--set zero.model=X`` plays X on every board the zero agent plays), and a
-    later ``--set size.N.section.key`` still sets one size."""
+    beats the file; ``--set zero.model=X`` plays X on every board the zero agent plays), the
+    ``[handicap]`` tables likewise (X in handicap games too), and a later ``--set
+    size.N.section.key`` still sets one size."""
     extra: dict[str, Any] = {}
+    handicap: dict[str, Any] = {}
     for section, table in override.items():
-        if section == "size" or not isinstance(table, dict):
+        if section in ("size", HANDICAP) or not isinstance(table, dict):
             continue
+        reached = {key: value for key, value in table.items() if key in data.get(HANDICAP, {}).get(section, {})}
+        if reached:
+            handicap[section] = reached
         for size, size_tables in data["size"].items():
-            own = size_tables.get(section, {})
-            reached = {key: value for key, value in table.items() if key in own}
-            if reached:
-                extra.setdefault(size, {})[section] = reached
-    return {**override, "size": _merge(override.get("size", {}), extra)} if extra else override
+            for path, own in (
+                ((size,), size_tables.get(section, {})),
+                ((size, HANDICAP), size_tables.get(HANDICAP, {}).get(section, {})),
+            ):
+                reached = {key: value for key, value in table.items() if key in own}
+                if reached:
+                    level = extra
+                    for part in path:
+                        level = level.setdefault(part, {})
+                    level[section] = reached
+    out = dict(override)
+    if extra:
+        out["size"] = _merge(override.get("size", {}), extra)
+    if handicap:
+        out[HANDICAP] = _merge(override.get(HANDICAP, {}), handicap)
+    return out
 
 
 def _levels(config: Config) -> list[int | None]:
@@ -298,10 +348,17 @@ def int8_model_files(config: Config) -> list[str]:
     out: dict[str, None] = {}
     for size in _levels(config):
         if config.agent_name(size) == "zero":
-            params = config.section("zero", size)
-            if params["runtime"] == "int8" and params["model"]:
-                out[os.path.normpath(config.resolve_path(params["model"]))] = None
+            for handicap in _handicap_variants(config, "zero", size):
+                params = config.section("zero", size, handicap)
+                if params["runtime"] == "int8" and params["model"]:
+                    out[os.path.normpath(config.resolve_path(params["model"]))] = None
     return list(out)
+
+
+def _handicap_variants(config: Config, name: str, size: int | None) -> tuple[bool, ...]:
+    """The games agent ``name`` plays on ``size`` with parameters of their own: even games, and
+    games with handicap stones when a ``[handicap]`` table names the agent."""
+    return (False, True) if config.has_handicap_table(name, size) else (False,)
 
 
 def model_files(config: Config) -> list[tuple[str, str]]:
@@ -311,16 +368,25 @@ def model_files(config: Config) -> list[tuple[str, str]]:
     plays its agent with its overrides. A key set in ``[size.N.agent]`` is named
     ``size.N.agent.key``, one inherited from the top-level table ``agent.key``.
     """
-    sizes = config.as_dict()["size"]
+    data = config.as_dict()
     out: dict[str, str] = {}
     for size in _levels(config):
         name = config.agent_name(size)
-        params = config.section(name, size)
-        own = sizes.get(size, {}).get(name, {}) if size is not None else {}
-        for key in registry.get(name).needed_files(params):
-            dotted = f"size.{size}.{name}.{key}" if key in own else f"{name}.{key}"
-            value = str(params.get(key) or "")
-            out.setdefault(dotted, os.path.normpath(config.resolve_path(value)) if value else "")
+        size_tables = data["size"].get(size, {}) if size is not None else {}
+        for handicap in _handicap_variants(config, name, size):
+            params = config.section(name, size, handicap)
+            # where each key is set, most particular first: (prefix, the table's own keys)
+            levels = [(f"size.{size}.{name}.", size_tables.get(name, {}))]
+            if handicap:
+                levels = [
+                    (f"size.{size}.{HANDICAP}.{name}.", size_tables.get(HANDICAP, {}).get(name, {})),
+                    (f"{HANDICAP}.{name}.", data.get(HANDICAP, {}).get(name, {})),
+                    *levels,
+                ]
+            for key in registry.get(name).needed_files(params):
+                prefix = next((p for p, own in levels if key in own), f"{name}.")
+                value = str(params.get(key) or "")
+                out.setdefault(prefix + key, os.path.normpath(config.resolve_path(value)) if value else "")
     return list(out.items())
 
 

@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +101,12 @@ class PlaySession:
         """Config table ``name`` as it applies to the current board size."""
         return self.config.section(name, self.size_key())
 
+    @property
+    def handicap_game(self) -> bool:
+        """Whether the game began with handicap stones (``Game.handicap_stones``): the agents of
+        the config's ``[handicap]`` tables play it."""
+        return self.game.handicap_stones > 0
+
     def plays(self, rows: int, cols: int) -> bool:
         """Whether an agent of the config plays this board."""
         return self.agents.resolve(rows, cols) is not None
@@ -151,6 +157,9 @@ class PlaySession:
         """Black setup stones on the empty board (``BoardNotEmpty``, ``BadSetup`` otherwise)."""
         with self._change():
             self._game.set_handicap(points, count_as_handicap)
+        if self.handicap_game:
+            with suppress(PlayError):  # its build goes first: the opponent's move is next
+                self.agents.request(self._game.rows, self._game.cols, handicap=True)
 
     def set_game(self, game: Game) -> None:
         """Play ``game`` from now on: a loaded record, a new game, or a saved copy put back."""
@@ -219,7 +228,7 @@ class PlaySession:
     def plan_move(self, player: Player, started: float, cleanup: bool = False) -> MovePlan:
         """Everything a move's search needs, set before it starts (``started``: when the front
         end began the move); ``UnsupportedSize``/``AgentBuildError`` when no agent plays the board."""
-        _, _, build = self.agents.request(self.game.rows, self.game.cols)
+        _, _, build = self.agents.request(self.game.rows, self.game.cols, handicap=self.handicap_game)
         seconds = self.budget_seconds(player)
         settings = DecisionSettings.from_config(
             self.section("resign"), self.section("pass"), self.section("variety"), area_scoring=self.rules.area
@@ -396,7 +405,7 @@ class PlaySession:
     def searching_agent(self) -> SearchAgent:
         """The board's agent, which must search (analysis), waiting for its build;
         ``NoAnalysis`` when it does not search."""
-        agent_type, _, agent = self.agents.get(self.game.rows, self.game.cols)
+        agent_type, _, agent = self.agents.get(self.game.rows, self.game.cols, self.handicap_game)
         if not isinstance(agent, SearchAgent):
             raise NoAnalysis(f"agent '{agent_type.name}' does not search: no analysis")
         return agent
@@ -405,7 +414,7 @@ class PlaySession:
         """The board's agent when its searches give the network's ownership map (an ownership
         head), waiting for its build; None otherwise or when no agent plays the board."""
         try:
-            _, _, agent = self.agents.get(self.game.rows, self.game.cols)
+            _, _, agent = self.agents.get(self.game.rows, self.game.cols, self.handicap_game)
         except PlayError:
             return None
         return agent if isinstance(agent, SearchAgent) and agent.network_ownership else None
