@@ -174,8 +174,14 @@ def test_engine_starts_when_every_model_is_good(tmp_path):
 def test_model_files_lists_each_agent_in_play_with_its_key():
     config = load_config(str(ROOT / "configs" / "engine" / "default.toml"))
     keys = dict(model_files(config))
-    assert sorted(keys) == ["size.13.zero.model", "size.19.zero.model", "size.9.zero.model"]
+    assert sorted(keys) == [
+        "size.13.zero.model",
+        "size.19.handicap.zero.model",
+        "size.19.zero.model",
+        "size.9.zero.model",
+    ]
     assert keys["size.9.zero.model"] == str(WEIGHTS.with_name("zero-9x9-10x128.keras"))
+    assert keys["size.19.handicap.zero.model"] == str(WEIGHTS.with_name("zero-19x19-aux.keras"))  # handicap games
     # the top-level agent plays the sizes without their own; alphago's value net only when used
     config = load_config(None, ["agent=alphago", "alphago.policy_model=p.keras", "alphago.lambda_value=0"])
     assert [k for k, _ in model_files(config)] == ["alphago.policy_model"]

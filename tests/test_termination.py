@@ -23,6 +23,7 @@ from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import fixed_handicap_points, handicap_game
 from dlgo.mcts import MCTSAgent
+from dlgo.play.game import position_for
 from dlgo.scoring import GameResult
 from dlgo.search import CandidateInfo, SearchResult
 from dlgo.zero.selfplay import SelfPlaySettings
@@ -47,6 +48,18 @@ def test_a_handicap_game_is_white_to_move_on_two_or_more_black_stones() -> None:
     assert not is_handicap_game(_setup([(3, 3)], [], Player.white))  # one stone: a setup position
     assert not is_handicap_game(_setup([(3, 3), (7, 7)], [(5, 5)], Player.white))  # White stones too
     assert not is_handicap_game(_setup([(3, 3), (7, 7)], [], Player.black))  # Black to move
+
+
+def test_black_moves_before_whites_first_are_a_handicap_game() -> None:
+    """gtp2ogs sends OGS's fixed handicap as ``play black`` moves on an empty board; two or more
+    before White's first make a handicap game for the rest of the line, one does not."""
+    game = GameState.new_game(9).apply_move(Move.play(Point(3, 3)))
+    assert not is_handicap_game(game)
+    assert not is_handicap_game(game.apply_move(Move.play(Point(5, 5))))  # an even game's reply
+    black_again = position_for(game, Player.black).apply_move(Move.play(Point(7, 7)))
+    assert is_handicap_game(black_again) and black_again.next_player is Player.white
+    later = black_again.apply_move(Move.play(Point(5, 5))).apply_move(Move.play(Point(4, 4)))
+    assert is_handicap_game(later)
 
 
 def test_a_handicap_game_stays_one_for_the_whole_game_line() -> None:

@@ -9,7 +9,8 @@ same way.
 Everything that decides the end of a game around a search lives here too, so the GTP engine
 (``dlgo.play.decision``), ``MCTSAgent`` and Zero self-play follow one set of rules:
 
-- :func:`is_handicap_game`: White moves first on a board of at least two Black stones.
+- :func:`is_handicap_game`: White moves first on a board of at least two Black stones (set up, or
+  played as Black's first moves).
 - :class:`ResignPolicy`: resign only when clearly lost (a value under the threshold from a
   minimum move number on, and on the previous ``consecutive_moves - 1`` own moves too), with a
   lower threshold and a later minimum move for White in a handicap game.
@@ -31,6 +32,7 @@ from dlgo.agent.helpers import is_point_an_eye
 from dlgo.agent.settling import CountedStatus, is_settled, settling_moves
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
+from dlgo.handicap import handicap_stone_count
 from dlgo.scoring import GameResult
 
 if TYPE_CHECKING:  # the rules read search results; the search wing builds on agents, not back
@@ -156,14 +158,29 @@ def get(name: str, own_color: Player | None = None, **kwargs) -> TerminationStra
 
 
 def is_handicap_game(game_state: GameState) -> bool:
-    """A handicap game: the game line starts with White to move on at least two stones, all Black.
+    """A handicap game: the game line starts with White to move on at least two stones, all Black,
+    or, from an empty board, with two or more Black moves before White's first (how gtp2ogs sends
+    OGS's fixed handicap: ``play black`` for each stone; KataGo counts them alike,
+    ``dlgo.handicap.handicap_stone_count``).
 
     One Black stone is a setup position, not a handicap (GTP's handicap commands place two or
     more), and a start with White stones on the board is a setup position too.
     """
-    root = game_state.root()
+    line = _game_line(game_state)
+    root = line[0]
     stones = [color for _, color in root.board.stones()]
-    return root.next_player is Player.white and len(stones) >= 2 and all(c is Player.black for c in stones)
+    if stones:
+        return root.next_player is Player.white and len(stones) >= 2 and all(c is Player.black for c in stones)
+    movers = (state.previous_state.next_player for state in line[1:] if state.last_move is not None)
+    return handicap_stone_count((), movers) > 0
+
+
+def _game_line(game_state: GameState) -> list[GameState]:
+    """The states from the root to ``game_state``, in order."""
+    line = [game_state]
+    while line[-1].previous_state is not None:
+        line.append(line[-1].previous_state)
+    return line[::-1]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Sequence
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import handicap_compensation as handicap_compensation_points
-from dlgo.handicap import handicap_stone_count
 from dlgo.play.errors import BadSetup, BoardNotEmpty, CannotUndo, IllegalMove
 
 __all__ = ["Game", "position_for"]
@@ -72,15 +71,6 @@ class Game:
     def is_empty(self) -> bool:
         """No stone on the board and no move played (``board not empty`` otherwise)."""
         return not self._moves and next(iter(self.initial.board.stones()), None) is None
-
-    @property
-    def handicap_stones(self) -> int:
-        """The game's handicap stones: those placed as handicap, or as KataGo counts them (Black's
-        setup stones and Black's moves before White's first, two or more); 0 in an even game."""
-        if self.handicap:
-            return self.handicap
-        setup = (color for _, color in self.initial.board.stones())
-        return handicap_stone_count(setup, (player for player, _ in self._moves))
 
     def last_move_by(self, player: Player) -> Move | None:
         for who, move in reversed(self._moves):

@@ -38,6 +38,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from dlgo.agent.base import Agent
+from dlgo.agent.termination import is_handicap_game
 from dlgo.deadstones import Count
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Player, Point
@@ -103,9 +104,9 @@ class PlaySession:
 
     @property
     def handicap_game(self) -> bool:
-        """Whether the game began with handicap stones (``Game.handicap_stones``): the agents of
-        the config's ``[handicap]`` tables play it."""
-        return self.game.handicap_stones > 0
+        """Whether the game began with handicap stones (the end-of-game rules' definition,
+        ``is_handicap_game``): the agents of the config's ``[handicap]`` tables play it."""
+        return is_handicap_game(self.game.state)
 
     def plays(self, rows: int, cols: int) -> bool:
         """Whether an agent of the config plays this board."""
