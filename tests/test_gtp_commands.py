@@ -359,9 +359,11 @@ def test_resign_when_clearly_lost_and_not_in_handicap_game() -> None:
     eng = InProcessEngine("mcts.rounds=2000", "time.default_seconds=0", "resign.consecutive_moves=1")
     try:
         eng.ok("boardsize 9")
-        setup(eng, walls)  # 27 moves: past a quarter of the board
+        # White's pass first: 27 Black moves before White's first would be a handicap game
+        eng.ok("play w pass")
+        setup(eng, walls)  # 28 moves: past a quarter of the board
         assert eng.ok("genmove w") == "resign"
-        assert eng.engine.game.num_moves == 27  # resigning changes nothing
+        assert eng.engine.game.num_moves == 28  # resigning changes nothing
         eng.ok("clear_board")
         eng.ok("fixed_handicap 2")
         setup(eng, " ".join(v for v in walls.split() if v not in ("G7", "C3")))
@@ -374,16 +376,18 @@ def test_resign_when_clearly_lost_and_not_in_handicap_game() -> None:
     eng = InProcessEngine("mcts.rounds=2000", "time.default_seconds=0")  # default: three lost moves in a row
     try:
         eng.ok("boardsize 9")
+        eng.ok("play w pass")
         setup(eng, walls)
         assert eng.ok("genmove w") != "resign"
         assert eng.ok("genmove w") != "resign"  # (White twice: a Black pass would resign at once)
         assert eng.ok("genmove w") == "resign"
-        assert eng.engine.game.num_moves == 29
+        assert eng.engine.game.num_moves == 30
     finally:
         eng.close()
     eng = InProcessEngine("mcts.rounds=2000", "time.default_seconds=0", "resign.enabled=false")
     try:
         eng.ok("boardsize 9")
+        eng.ok("play w pass")
         setup(eng, walls)
         assert eng.ok("genmove w") != "resign"
     finally:
