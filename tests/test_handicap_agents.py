@@ -84,39 +84,41 @@ def test_a_network_set_for_handicap_games_on_the_command_line_is_relative_to_the
     assert dict(model_files(config))["size.19.zero.model"] == str(ROOT / "weights" / "zero-13x13.keras")
 
 
-def _visits(explanation: str) -> int:
-    return int(re.search(r"(\d+) visits in", explanation).group(1))
-
-
-def test_the_engine_plays_the_handicap_agent_after_handicap_stones(tmp_path) -> None:
-    """fixed_handicap, set_free_handicap and a record with handicap stones switch to the
-    handicap agent; clear_board goes back to the even game's."""
+@pytest.fixture
+def mixed_engine(tmp_path):
+    """An engine on MIXED with no clock: the visits of a move tell which agent played it."""
     path = tmp_path / "engine.toml"
     path.write_text(MIXED)
+    eng = InProcessEngine("time.default_seconds=0", config=str(path))
+    yield eng
+    eng.close()
+
+
+def _visits(eng, colour: str) -> int:
+    """``genmove colour``, then the visits its search ran (7, 9: a handicap table's; 50: the even game's)."""
+    eng.ok(f"genmove {colour}")
+    return int(re.search(r"(\d+) visits in", eng.ok("gomill-explain_last_move")).group(1))
+
+
+def test_the_engine_plays_the_handicap_agent_after_handicap_stones(mixed_engine, tmp_path) -> None:
+    """fixed_handicap, set_free_handicap and a record with handicap stones switch to the
+    handicap agent; clear_board goes back to the even game's."""
+    eng = mixed_engine
     record = tmp_path / "h.sgf"
     record.write_text("(;GM[1]FF[4]SZ[9]HA[2]KM[0.5]AB[cc][gg];W[ee])")
-    eng = InProcessEngine("time.default_seconds=0", config=str(path))
-    try:
-        eng.ok("boardsize 9")
-        eng.ok("fixed_handicap 2")
-        eng.ok("genmove w")
-        assert _visits(eng.ok("gomill-explain_last_move")) == 7
-        eng.ok("clear_board")
-        eng.ok("genmove b")
-        assert _visits(eng.ok("gomill-explain_last_move")) == 50
-        eng.ok("clear_board")
-        eng.ok("set_free_handicap C3 G7")
-        eng.ok("genmove w")
-        assert _visits(eng.ok("gomill-explain_last_move")) == 7
-        eng.ok(f"loadsgf {record}")
-        eng.ok("genmove b")
-        assert _visits(eng.ok("gomill-explain_last_move")) == 7
-        eng.ok("boardsize 13")
-        eng.ok("fixed_handicap 3")
-        eng.ok("genmove w")
-        assert _visits(eng.ok("gomill-explain_last_move")) == 9
-    finally:
-        eng.close()
+    eng.ok("boardsize 9")
+    eng.ok("fixed_handicap 2")
+    assert _visits(eng, "w") == 7
+    eng.ok("clear_board")
+    assert _visits(eng, "b") == 50
+    eng.ok("clear_board")
+    eng.ok("set_free_handicap C3 G7")
+    assert _visits(eng, "w") == 7
+    eng.ok(f"loadsgf {record}")
+    assert _visits(eng, "b") == 7
+    eng.ok("boardsize 13")
+    eng.ok("fixed_handicap 3")
+    assert _visits(eng, "w") == 9
 
 
 def test_the_default_config_gives_stones_with_the_score_aware_search() -> None:
@@ -130,24 +132,16 @@ def test_the_default_config_gives_stones_with_the_score_aware_search() -> None:
         assert config.agent_for_size(size, handicap=True) == config.agent_for_size(size)
 
 
-def test_stones_played_as_black_moves_are_a_handicap_game_as_katago_counts_them(tmp_path) -> None:
+def test_stones_played_as_black_moves_are_a_handicap_game_as_katago_counts_them(mixed_engine) -> None:
     """gtp2ogs sends OGS's fixed handicap as Black moves (``play black ...``) before White's
     first: two or more of them make a handicap game, one (an even game's first move) does not."""
-    path = tmp_path / "engine.toml"
-    path.write_text(MIXED)
-    eng = InProcessEngine("time.default_seconds=0", config=str(path))
-    try:
-        eng.ok("boardsize 9")
-        eng.ok("play black C3")
-        eng.ok("genmove white")
-        assert _visits(eng.ok("gomill-explain_last_move")) == 50
-        eng.ok("clear_board")
-        eng.ok("play black C3")
-        eng.ok("play black G7")
-        eng.ok("genmove white")
-        assert _visits(eng.ok("gomill-explain_last_move")) == 7
-        eng.ok("play black E5")
-        eng.ok("genmove white")  # still the handicap game
-        assert _visits(eng.ok("gomill-explain_last_move")) == 7
-    finally:
-        eng.close()
+    eng = mixed_engine
+    eng.ok("boardsize 9")
+    eng.ok("play black C3")
+    assert _visits(eng, "white") == 50
+    eng.ok("clear_board")
+    eng.ok("play black C3")
+    eng.ok("play black G7")
+    assert _visits(eng, "white") == 7
+    eng.ok("play black E5")
+    assert _visits(eng, "white") == 7  # still the handicap game
