@@ -5,14 +5,17 @@ resume at epoch 2 without redoing epoch 1, warm start, schedules; and the evalua
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 keras = pytest.importorskip("keras")
+h5py = pytest.importorskip("h5py")
 
 from test_data import SPECIAL, make_archive, random_game_sgf  # noqa: E402
 
@@ -96,6 +99,17 @@ def test_one_epoch_writes_checkpoint_state_log_plot_and_model(one_epoch) -> None
     # Held-out games only: the data's test chunks come from the test part of the split.
     manifest = json.loads((out / "data" / "manifest.json").read_text())
     assert manifest["split"] == {"seed": 1337, "test_fraction": 0.2}
+
+
+def test_the_exported_model_carries_no_optimizer_state(one_epoch) -> None:
+    # the checkpoint keeps the optimizer for resuming; the network the engine loads does not
+    # (Keras' clone of a compiled model would save Adam's two moments: three times the file)
+    with zipfile.ZipFile(one_epoch / "model.keras") as z:
+        names = z.namelist()
+        weights = h5py.File(io.BytesIO(z.read("model.weights.h5")), "r")
+    assert "model.weights.h5" in names and "optimizer" not in weights
+    with zipfile.ZipFile(one_epoch / "checkpoint-001.keras") as z:
+        assert "optimizer" in h5py.File(io.BytesIO(z.read("model.weights.h5")), "r")
 
 
 def test_resume_continues_at_epoch_two(one_epoch, capsys, tmp_path) -> None:
