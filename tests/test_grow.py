@@ -10,7 +10,7 @@ import pytest
 keras = pytest.importorskip("keras")
 
 from dlgo.inference import load_model, save_model  # noqa: E402
-from dlgo.networks.grow import conform_network, grow_network, trunk_size  # noqa: E402
+from dlgo.networks.grow import conform_network, graft_heads_from, grow_network, trunk_size  # noqa: E402
 from dlgo.networks.zero import zero_model  # noqa: E402
 from dlgo.zero.grow import main  # noqa: E402
 
@@ -128,3 +128,58 @@ def test_the_loops_learner_grows_at_its_next_training(tmp_path):
     grown = load_model(tmp_path / "c1.keras")
     assert trunk_size(grown.model) == (3, 12) == (grown.card.network["blocks"], grown.card.network["filters"])
     assert trunk_size(keras.saving.load_model(learner, compile=False)) == (3, 12)
+
+
+def _without_heads(model, value_seed: int | None = None):
+    """``model``'s trunk, policy and value without the auxiliary heads; with ``value_seed`` its
+    value head refitted (new random weights), as the 13x13 network is from the 19x19 one."""
+    from dlgo.networks.grow import graft_heads
+
+    bare = graft_heads(model, ownership=False, score=False)
+    if value_seed is not None:
+        rng = np.random.default_rng(value_seed)
+        for name in ("value_conv", "value_hidden", "value"):
+            layer = bare.get_layer(name)
+            layer.set_weights([rng.normal(0, 0.05, w.shape).astype(np.float32) for w in layer.get_weights()])
+    return bare
+
+
+def test_heads_taken_from_a_network_with_the_same_trunk():
+    donor = _trained_looking(blocks=2, filters=8)
+    x = _planes(8)
+    policy, value, ownership, score = _outputs(donor, x)
+    # the same value head: every output is the donor's
+    same = graft_heads_from(_without_heads(donor), donor)
+    assert same[1] == []
+    for a, b in zip(_outputs(same[0], x), (policy, value, ownership, score), strict=True):
+        assert np.allclose(a, b, atol=1e-5)
+    # a refitted value head: its own value, the donor's ownership, and the score head named to refit
+    refitted = _without_heads(donor, value_seed=11)
+    new, refit = graft_heads_from(refitted, donor)
+    assert refit == ["score"]
+    got = _outputs(new, x)
+    assert np.allclose(got[1], _outputs(refitted, x)[1], atol=1e-5) and not np.allclose(got[1], value, atol=1e-3)
+    assert np.allclose(got[2], ownership, atol=1e-5)
+
+
+def test_heads_refused_from_another_trunk_or_a_donor_without_them(tmp_path, capsys):
+    donor = _trained_looking(blocks=2, filters=8)
+    other = _trained_looking(blocks=2, filters=8, seed=4)
+    with pytest.raises(ValueError, match="trunks differ.*stem_conv"):
+        graft_heads_from(_without_heads(other), donor)
+    with pytest.raises(ValueError, match="no ownership or score head"):
+        graft_heads_from(donor, _without_heads(donor))
+    # the command: a card saying where the heads came from, and one line naming a refused donor
+    net, donor_path, other_path = tmp_path / "net.keras", tmp_path / "donor.keras", tmp_path / "other.keras"
+    for model, path in ((_without_heads(donor, 11), net), (donor, donor_path), (other, other_path)):
+        network = {"kind": "zero", "blocks": 2, "filters": 8}
+        save_model(model, path, "zero", [9], network=network, training={"kind": "x"})
+    out = tmp_path / "aux.keras"
+    assert main(["--model", str(net), "--heads-from", str(donor_path), "--out", str(out)]) == 0
+    card = json.loads(out.with_name("aux.card.json").read_text())
+    assert card["training"]["kind"] == "heads grafted" and "to fit again: score" in card["training"]["notes"]
+    assert "ownership" in card["heads"] and "score" in card["heads"]
+    assert main(["--model", str(net), "--heads-from", str(other_path), "--out", str(tmp_path / "y.keras")]) == 1
+    assert "trunks differ" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--model", str(net), "--heads-from", str(donor_path), "--blocks", "3", "--filters", "8", "--out", "x"])

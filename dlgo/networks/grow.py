@@ -34,7 +34,14 @@ import numpy as np
 
 from dlgo.networks.zero import AUX_HEADS, gpool_blocks, zero_model
 
-__all__ = ["grow_network", "trunk_size", "model_has_heads", "graft_heads", "conform_network"]
+__all__ = [
+    "grow_network",
+    "trunk_size",
+    "model_has_heads",
+    "graft_heads",
+    "graft_heads_from",
+    "conform_network",
+]
 
 
 def trunk_size(model: Any) -> tuple[int, int]:
@@ -167,6 +174,49 @@ def graft_heads(model: Any, ownership: bool = True, score: bool = True, global_p
         elif target.weights and target.name.split("_")[0] not in AUX_HEADS and "_gpool_" not in target.name:
             raise ValueError(f"{model.name}: not a zero network (no layer {target.name!r})")
     return new
+
+
+# What each auxiliary head reads besides the trunk: the score head shares the value head's pooled
+# features (``zero_model``), so a score head taken from a network whose value head differs must be
+# fitted again.
+_HEAD_INPUTS = {"ownership": (), "score": ("value_conv", "value_bn")}
+
+
+def _is_trunk_layer(name: str) -> bool:
+    return name.startswith("stem_") or bool(re.match(r"res\d+_", name))
+
+
+def graft_heads_from(model: Any, donor: Any) -> tuple[Any, list[str]]:
+    """``model`` with the ownership and score heads of ``donor``, a network with the same trunk
+    bit for bit (the heads read the trunk's features: on another trunk they would read features
+    they never learned). Returns the new network and the heads whose inputs still differ from the
+    donor's (the score head where the value heads differ): those heads need fitting again.
+    ValueError when ``donor`` lacks a head or the trunks differ, naming the first layer."""
+    has = model_has_heads(donor)
+    if not all(has.values()):
+        raise ValueError(f"{donor.name}: no {' or '.join(h for h in AUX_HEADS if not has[h])} head to take")
+    donor_layers = {layer.name: layer for layer in donor.layers}
+    for layer in model.layers:
+        if not (layer.weights and _is_trunk_layer(layer.name)):
+            continue
+        other = donor_layers.get(layer.name)
+        if other is None or not all(
+            a.shape == b.shape and np.array_equal(a, b)
+            for a, b in zip(layer.get_weights(), other.get_weights(), strict=True)
+        ):
+            raise ValueError(f"the trunks differ (layer {layer.name!r}): the donor's heads would read other features")
+    new = graft_heads(model, ownership=True, score=True)
+    for target in new.layers:
+        if target.weights and target.name.split("_")[0] in AUX_HEADS:
+            target.set_weights(donor_layers[target.name].get_weights())
+    differ = []
+    for head, inputs in _HEAD_INPUTS.items():
+        for name in inputs:
+            mine, theirs = model.get_layer(name).get_weights(), donor_layers[name].get_weights()
+            if not all(np.array_equal(a, b) for a, b in zip(mine, theirs, strict=True)):
+                differ.append(head)
+                break
+    return new, differ
 
 
 def conform_network(
