@@ -225,11 +225,13 @@ copy_model(Path(sys.argv[1]), Path(sys.argv[2]))' "$1" "$2"
         cp "$run/value/zero-1319-value.keras" "$out/"
         say "stage 2 done at $((SECONDS - started)) s"
 
-        # 3. every layer on every size: Pachi's 9x9 games and the self-play of the three sizes
+        # 3. every layer on every size: Pachi's 9x9 games and the self-play of the three sizes, the
+        # counted games' komi varied (the 9x9 network ignores komi: docs/zero-training.md, "Komi varied
+        # after the game")
         copy_net "$run/value/zero-1319-value.keras" "$run/net/zero-mixed.keras"
         if timeout -s INT "$(left)" "$python" -m dlgo.zero.teacher train --data "$run/mixed" \
             --init "$run/net/zero-mixed.keras" --out "$run/mixed-net" --rounds $rounds3 --steps $steps3 \
-            --batch-size 256 --lr 0.001; then
+            --batch-size 256 --lr 0.001 --komi-jitter 1.5; then
             cp "$run/mixed-net/zero-mixed.keras" "$out/"
             say "stage 3 done at $((SECONDS - started)) s"
         else

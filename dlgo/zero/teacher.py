@@ -319,6 +319,7 @@ def _train(args: argparse.Namespace) -> int:
         value_weight=args.value_weight,
         value_q_weight=args.value_q_weight,
         train_heads=tuple(args.heads),
+        komi_jitter=args.komi_jitter,
         window_start=10**9,
         window_max=10**9,
         augment=True,
@@ -403,6 +404,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     t.add_argument(
         "--heads", nargs="+", default=[], metavar="HEAD", help="train only these heads (e.g. value); default all"
+    )
+    t.add_argument(
+        "--komi-jitter",
+        type=float,
+        default=0.0,
+        metavar="POINTS",
+        help="move each counted position's komi by up to this many points, its result with it "
+        "(dlgo.zero.komi_jitter; 0: off)",
     )
     t.add_argument("--seed", type=int, default=1)
     t.add_argument(

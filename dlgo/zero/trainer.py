@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from dlgo.zero.experience import ReplayBuffer, mixed_training_batch, window_size
+from dlgo.zero.komi_jitter import komi_jittered
 
 __all__ = [
     "TrainerSettings",
@@ -79,6 +80,7 @@ class TrainerSettings:
     bn_batches: int = 32  # batches of the window that recompute the batch-norm statistics of each
     # candidate before it is saved (dlgo.networks.batchnorm; 0: keep the moving averages)
     train_heads: tuple[str, ...] = ()  # the heads that learn, the rest frozen (module doc); (): all
+    komi_jitter: float = 0.0  # counted rows' komi moved by up to this many points (dlgo.zero.komi_jitter); 0: off
 
     def __post_init__(self) -> None:
         from dlgo.networks.heads import HEAD_NAMES
@@ -235,6 +237,7 @@ def train_candidate(
         bar = tqdm(total=settings.steps_per_iteration, desc=f"train it {iteration}", unit="step", leave=False)
     for _ in range(settings.steps_per_iteration):
         batch = mixed_training_batch(windows, settings.batch_size, rng, settings.augment)
+        batch = komi_jittered(batch, settings.komi_jitter, rng)
         y, weights = batch_targets(model, batch, settings.value_q_weight)
         out = model.train_on_batch(batch.x, y, sample_weight=weights, return_dict=True)
         losses = loss_values(out)
