@@ -66,6 +66,12 @@ def test_calibration_games_are_shipped_and_split() -> None:
         assert calibration and held_out and not set(calibration) & set(held_out)
         x = quantize.encoded_positions(calibration, "zero", size, 50)
         assert x.shape == (50, size, size, 16) and x.dtype == np.float32
+    # put at the calibration komis in turn, each seen from its player to move
+    from dlgo.inference.komi import komi_of_planes
+
+    spread = quantize.encoded_positions(calibration, "zero", 19, 14, quantize.CALIBRATION_KOMI)
+    assert list(komi_of_planes(spread)) == [*quantize.CALIBRATION_KOMI, *quantize.CALIBRATION_KOMI]
+    assert set(komi_of_planes(x)) == {7.0}  # the games' own komi otherwise
 
 
 def test_int8_agrees_with_fp32_and_is_cached_beside_the_export(model) -> None:
@@ -79,6 +85,26 @@ def test_int8_agrees_with_fp32_and_is_cached_beside_the_export(model) -> None:
     assert found["top1_agreement"] >= MIN_TOP1_AGREEMENT, found
     assert found["value_max_abs_diff"] <= MAX_VALUE_DIFF, found
     assert found["value_mean_abs_diff"] <= MAX_VALUE_MEAN_DIFF, found
+
+
+def test_int8_reads_blacks_komi_above_the_calibration_games_komi(model) -> None:
+    """The calibration games are all at komi 7; an int8 file calibrated on them alone clipped the
+    komi plane of Black to move at -7/15, so Black's 7.5 and 8 read as 7 (the value frozen)."""
+    from dlgo.inference.komi import with_komi
+    from dlgo.inference.onnx_cache import onnx_runner
+
+    BatchEvaluator(load_model(model, lazy=True), cache_size=0, runtime="int8")  # makes the file
+    loaded = load_model(model, lazy=True)
+    fp32, int8 = onnx_runner(loaded), quantize.open_int8(loaded)
+    assert int8 is not None and "komi=" in int8.metadata[quantize.RECIPE_KEY]
+    games, _ = quantize.calibration_games(9)
+    x = quantize.encoded_positions(games, "zero", 9, 64)
+    black = x[x[:, 0, 0, 13] > 0.5]
+    for komi in (7.5, 8.0, 9.0):
+        moved_fp32 = np.abs(fp32(with_komi(black, komi))[1] - fp32(with_komi(black, 7.0))[1]).mean()
+        moved_int8 = np.abs(int8(with_komi(black, komi))[1] - int8(with_komi(black, 7.0))[1]).mean()
+        assert moved_fp32 > 1e-3, moved_fp32  # the tiny network's value does read the plane
+        assert moved_int8 > 0.5 * moved_fp32, (komi, moved_int8, moved_fp32)
 
 
 def test_the_int8_file_is_reused(model, monkeypatch) -> None:

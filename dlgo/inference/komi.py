@@ -25,6 +25,7 @@ from dlgo.encoders.zero import KOMI_SCALE
 __all__ = [
     "KomiShift",
     "komi_of_planes",
+    "with_komi",
     "trained_komi_after",
     "SCALE_PER_SIDE",
     "score_scale",
@@ -59,6 +60,15 @@ def komi_of_planes(x: np.ndarray) -> np.ndarray:
     return np.round(np.where(black, -komi_seen, komi_seen), 2)
 
 
+def with_komi(x: np.ndarray, komi: float | np.ndarray) -> np.ndarray:
+    """A copy of zero-encoder planes ``[n, rows, cols, planes]`` with each position's komi plane
+    set to ``komi`` (one for all, or one per position), seen from its player to move."""
+    sign = np.where(x[:, 0, 0, BLACK_TO_MOVE_PLANE] > 0.5, -1.0, 1.0)
+    out = x.copy()
+    out[..., KOMI_PLANE] = (sign * np.asarray(komi, dtype=np.float64) / KOMI_SCALE).astype(x.dtype)[:, None, None]
+    return out
+
+
 def trained_komi_after(init_komi: float | None, planes: np.ndarray) -> float | None:
     """The one komi a network knows after training on ``planes``: its init network's, while every
     position trained on has it too; None once a game of another komi comes in."""
@@ -84,9 +94,7 @@ class KomiShift:
         gain = sign * (komi_of_planes(x) - self.trained_komi)
         if not np.any(gain):
             return x, gain
-        shifted = x.copy()
-        shifted[..., KOMI_PLANE] = (sign * self.trained_komi / KOMI_SCALE).astype(x.dtype)[:, None, None]
-        return shifted, gain
+        return with_komi(x, self.trained_komi), gain
 
     @staticmethod
     def apply(

@@ -7,6 +7,12 @@ activations uint8 with ranges calibrated on real positions: the self-play games 
 encoded with the model's own encoder at the model's board size. The last quarter of each size's
 games is held out for ``dlgo.inference.quantize_report``, never calibrated on.
 
+Those games were all played at komi 7, and a calibrated range is a clip: calibrated on them, the
+input's range ended at -7/15, the komi plane of Black to move at komi 7, so an int8 network saw
+Black's komi 7.5 or 8 as 7 while White's moved freely. A network that reads its komi plane would
+misjudge every half-point game as Black. So each calibration position is put at one of the komis
+of ``CALIBRATION_KOMI`` in turn (zero encoder), and the ranges cover the komis servers play.
+
 The int8 file lies beside the fp32 export (``x.onnx`` -> ``x.int8.onnx``, in the model's folder
 or the user cache, by the same rules) and carries in its ONNX metadata the SHA-256 of the
 ``.keras`` file and the recipe (format and calibration data): a changed model or recipe is
@@ -36,6 +42,7 @@ import numpy as np
 
 from dlgo.encoders import get_encoder_by_name
 from dlgo.inference.files import LoadedModel, ModelFileError
+from dlgo.inference.komi import with_komi
 from dlgo.inference.onnx_cache import DIGEST_KEY, ORDER_KEY, cache_paths, checked_runner, network_digest, onnx_runner
 from dlgo.inference.runners import OnnxRunner, stamp_onnx
 
@@ -47,6 +54,7 @@ __all__ = [
     "int8_paths",
     "calibration_games",
     "calibration_size",
+    "CALIBRATION_KOMI",
     "encoded_positions",
     "recipe",
     "quantize_onnx",
@@ -66,6 +74,8 @@ DEFAULT_FORMAT = "qoperator"
 RECIPE_KEY = "dlgo.int8_recipe"
 CALIBRATION_DIR = Path(__file__).with_name("calibration")
 CALIBRATION_POSITIONS = 256  # spread evenly over the calibration games
+# Komis the positions are put at in turn: handicap games' 0.5 to 9, beyond the usual 5.5-8 both ways.
+CALIBRATION_KOMI = (7.0, 0.5, 5.5, 6.5, 7.5, 8.0, 9.0)
 HELD_OUT_POSITIONS = 256
 _BATCH = 16
 
@@ -96,9 +106,12 @@ def calibration_size(loaded: LoadedModel) -> int:
     raise ModelFileError(f"{loaded.path}: no calibration games for board sizes {loaded.card.board_sizes}")
 
 
-def encoded_positions(games: list[Path], encoder_name: str, board_size: int, limit: int) -> np.ndarray:
+def encoded_positions(
+    games: list[Path], encoder_name: str, board_size: int, limit: int, komis: tuple[float, ...] = ()
+) -> np.ndarray:
     """Up to ``limit`` positions of the games (every position before a move, both players to
-    move), spread evenly over them, as planes ``(n, rows, cols, planes)``."""
+    move), spread evenly over them, as planes ``(n, rows, cols, planes)``; with ``komis`` (zero
+    encoder), position ``i`` at komi ``komis[i % len(komis)]`` instead of its game's."""
     from dlgo.sgf import read_game
 
     encoder = get_encoder_by_name(encoder_name, board_size)
@@ -109,7 +122,10 @@ def encoded_positions(games: list[Path], encoder_name: str, board_size: int, lim
     if not states:
         raise ValueError(f"no positions in {len(games)} games of {board_size}x{board_size}")
     pick = np.unique(np.linspace(0, len(states) - 1, min(limit, len(states))).round().astype(int))
-    return encoder.encode_batch([states[i] for i in pick]).astype(np.float32)
+    x = encoder.encode_batch([states[i] for i in pick]).astype(np.float32)
+    if komis and encoder_name == "zero":
+        x = with_komi(x, np.resize(np.asarray(komis, dtype=np.float64), len(x)))
+    return x
 
 
 def _files_digest(paths: list[Path]) -> str:
@@ -122,7 +138,9 @@ def _files_digest(paths: list[Path]) -> str:
 def recipe(fmt: str, board_size: int) -> str:
     """What an int8 file was made with; a file with another recipe is made again."""
     games, _ = calibration_games(board_size)
-    return f"{fmt};w=int8-per-channel;a=uint8-minmax;calib={board_size}x{board_size}:{_files_digest(games)[:16]}"
+    komis = "/".join(f"{k:g}" for k in CALIBRATION_KOMI)
+    calib = f"calib={board_size}x{board_size}:{_files_digest(games)[:16]}"
+    return f"{fmt};w=int8-per-channel;a=uint8-minmax;{calib};komi={komis}"
 
 
 def _batches(x: np.ndarray, name: str) -> Iterator[dict[str, np.ndarray]]:
@@ -186,7 +204,7 @@ def quantize_model(loaded: LoadedModel, fmt: str = DEFAULT_FORMAT, out_path: str
         raise ModelFileError(f"{loaded.path}: no cached ONNX export to quantize")
     size = calibration_size(loaded)
     games, _ = calibration_games(size)
-    x = encoded_positions(games, loaded.card.encoder, size, CALIBRATION_POSITIONS)
+    x = encoded_positions(games, loaded.card.encoder, size, CALIBRATION_POSITIONS, CALIBRATION_KOMI)
     target = Path(out_path) if out_path is not None else fp32.path.with_name(f"{fp32.path.stem}.int8.onnx")
     stamped = {RECIPE_KEY: recipe(fmt, size), ORDER_KEY: ",".join(map(str, fp32.order))}
     quantize_onnx(fp32.path, target, x, fmt, stamped)

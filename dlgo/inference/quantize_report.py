@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from dlgo.inference.files import LoadedModel, ModelFileError
+from dlgo.inference.komi import BLACK_TO_MOVE_PLANE, with_komi
 from dlgo.inference.onnx_cache import onnx_runner
 from dlgo.inference.quantize import (
     DEFAULT_FORMAT,
@@ -37,7 +38,7 @@ from dlgo.inference.quantize import (
 )
 from dlgo.inference.runners import OnnxRunner
 
-__all__ = ["accuracy_report", "agreement", "cpu_flags", "positions_per_second", "main"]
+__all__ = ["accuracy_report", "agreement", "komi_response", "cpu_flags", "positions_per_second", "main"]
 
 BATCH = 16
 _FLAGS_OF_INTEREST = ("avx2", "fma", "avx512", "vnni", "amx", "bf16", "f16c", "fp16")
@@ -81,6 +82,15 @@ def agreement(reference: list[np.ndarray], other: list[np.ndarray], heads: list[
         found["value_mean_abs_diff"] = round(float(diff.mean()), 4)
         found["value_max_abs_diff"] = round(float(diff.max()), 4)
     return found
+
+
+def komi_response(runner: OnnxRunner, x: np.ndarray, heads: list[str], komis=(6.5, 7.0, 7.5, 8.0)) -> dict:
+    """The mean value of the positions of ``x`` with Black to move at each komi of ``komis``:
+    where an int8 file's column stops moving and the fp32 export's does not, its calibrated range
+    clips the komi plane."""
+    black = x[x[:, 0, 0, BLACK_TO_MOVE_PLANE] > 0.5]
+    value = heads.index("value")
+    return {f"{k:g}": round(float(np.mean(runner(with_komi(black, k))[value])), 4) for k in komis}
 
 
 def positions_per_second(runners: dict[str, OnnxRunner], x: np.ndarray, seconds: float, rounds: int = 3) -> dict:
@@ -127,6 +137,10 @@ def accuracy_report(loaded: LoadedModel, seconds: float = 2.0) -> dict[str, Any]
         paths = {fmt: quantize_model(loaded, fmt, Path(tmp) / f"{fmt}.onnx") for fmt in FORMATS}
         for fmt, path in paths.items():
             report["accuracy"][fmt] = agreement(reference, _run_all(_open(path, fp32, 1), x), heads)
+        if loaded.card.encoder == "zero" and "value" in heads:
+            report["black_value_by_komi"] = {"fp32": komi_response(fp32, x, heads)}
+            for fmt, path in paths.items():
+                report["black_value_by_komi"][f"int8_{fmt}"] = komi_response(_open(path, fp32, 1), x, heads)
         for label, n in threads.items():
             runners = {"fp32": _open(fp32.path, fp32, n)}
             runners.update({f"int8_{fmt}": _open(path, fp32, n) for fmt, path in paths.items()})
