@@ -11,18 +11,23 @@
 #   scripts/gpu_lease.sh unpack [FILES_AT]       # here, after: the index back; the networks that
 #                                                # came back into runs/lease/
 #
-# `train MINUTES` runs three stages, each writing its network as soon as it is done (what is
+# `train MINUTES` runs four stages, each writing its network as soon as it is done (what is
 # finished comes back even if a later stage runs out of time):
 #   1. supervised (book chapter 7) on the shared human 19x19 games, every layer of the 10x128,
 #      starting from weights/zero-19x19.keras: more games and more passes than its 7-minute run
-#      (scripts/gpu_train.sh; the time left after stages 2 and 3 is this stage's);
+#      (scripts/gpu_train.sh; the time left after the other stages is this stage's);
+#   9. the 9x9 network (weights/zero-9x9-10x128.keras) every layer on Pachi's 9x9 games and the 9x9
+#      self-play, the counted games' komi varied: a 9x9 network that reads half a point of komi
+#      takes some thousands of such steps (docs/zero-training.md, "Komi varied after the game"),
+#      hours of the CPU; LEASE_NINE seconds (120);
 #   2. the value head fitted to the committed 13x13 and 19x19 self-play (selfplay/), the recipe of
 #      weights/zero-13x13.keras, the network 13x13 and 19x19 play;
 #   3. one network for every size: every layer fine-tuned on the mixture of Pachi's 9x9 games
 #      (weights/zero-9x9-teacher/) and the 9x9, 13x13 and 19x19 self-play, the recipe of
 #      weights/zero-9x9-10x128.keras on all three sizes.
 # $OUT (the device tool's folder; runs/lease-out elsewhere) receives zero-19x19-sup.keras,
-# zero-1319-value.keras, zero-mixed.keras and lease.tar.gz (cards, logs, rounds, held-out
+# zero-9x9-komi.keras (and its last round, zero-9x9-komi-last.keras), zero-1319-value.keras,
+# zero-mixed.keras and lease.tar.gz (cards, logs, rounds, held-out
 # figures). Their measure is played on the CPU afterwards (docs/training.md, "A GPU lease").
 #
 # `train --smoke` runs the same stages in a couple of minutes on a CPU (a few games and steps):
@@ -33,7 +38,8 @@ cd "$(dirname "$0")/.."
 lease=.lease
 # What stays in git's index for the lease: the code, the self-play games, Pachi's 9x9 games and
 # the start network (everything else in weights/ and the pictures of docs/ leave it until unpack).
-keep_weights=(weights/zero-19x19.keras weights/zero-19x19.card.json weights/zero-9x9-teacher)
+keep_weights=(weights/zero-19x19.keras weights/zero-19x19.card.json weights/zero-9x9-10x128.keras
+    weights/zero-9x9-10x128.card.json weights/zero-9x9-teacher)
 exclude_begin="# gpu_lease: the networks stay here (scripts/gpu_lease.sh unpack removes these lines)"
 exclude_end="# gpu_lease: end"
 left_out=(weights docs tests) # what the device needs none of, or only the part kept below
@@ -172,10 +178,10 @@ copy_model(Path(sys.argv[1]), Path(sys.argv[2]))' "$1" "$2"
         "$python" -m dlgo.zero.teacher train --data "$1" --init "$2" --out "$3" --rounds 0 >/dev/null 2>&1 || true
     }
 
-    # The data of stages 2 and 3 is made on one core meanwhile: stage 1's training runs on the GPU.
+    # The data of stages 9, 2 and 3 is made on one core meanwhile: stage 1's training runs on the GPU.
     local offset folder t=weights/zero-9x9-teacher
     local k=("$t"/pachi20k-pachi20k-*)
-    rm -rf "$run/mix1319" "$run/mixed"
+    rm -rf "$run/mix1319" "$run/mixed" "$run/nine"
     (
         export JAX_PLATFORMS=cpu
         offset=1000
@@ -185,16 +191,21 @@ copy_model(Path(sys.argv[1]), Path(sys.argv[2]))' "$1" "$2"
         done
         # Pachi's 9x9 games: the 20,000-playout ones twice, as weights/zero-9x9-10x128.keras had them
         "$python" -m dlgo.zero.teacher convert "$t/pachi-pachi" "$t/pachi-pachi-2a" "$t/pachi-pachi-2b" "${k[@]}" \
-            "${k[@]}" --learn-from pachi-a pachi-b pachi20k-a pachi20k-b --out "$run/mixed"
+            "${k[@]}" --learn-from pachi-a pachi-b pachi20k-a pachi20k-b --out "$run/nine"
         offset=1000
-        for folder in selfplay/9x9/*/ selfplay/13x13/*/ selfplay/19x19/*/; do
+        for folder in selfplay/9x9/*/; do
+            "$python" -m dlgo.zero.teacher split "$folder" --out "$run/nine" --holdout-every 8 --iteration-offset $offset
+            offset=$((offset + 1000))
+        done
+        cp -r "$run/nine" "$run/mixed" # every size: the 9x9 data and the other sizes' self-play
+        for folder in selfplay/13x13/*/ selfplay/19x19/*/; do
             "$python" -m dlgo.zero.teacher split "$folder" --out "$run/mixed" --holdout-every 8 --iteration-offset $offset
             offset=$((offset + 1000))
         done
     ) >"$run/data.log" 2>&1 &
     local data_pid=$!
 
-    # 1. supervised on the human games: the time not kept for stages 2 and 3
+    # 1. supervised on the human games: the time not kept for the other stages
     if ((smoke)); then
         "$python" -m dlgo.train supervised --out "$run/sup" --encoder zero --network zero --size 19 --blocks 10 \
             --filters 128 --init weights/zero-19x19.keras --sources "${sources[@]}" --data "$run/data19" \
@@ -202,7 +213,7 @@ copy_model(Path(sys.argv[1]), Path(sys.argv[2]))' "$1" "$2"
             --warmup-steps 1 --lr 1e-3 --value-weight 0.25 -j "$jobs" --max-minutes 1
     else
         local sup_minutes
-        sup_minutes=$(awk -v m="$minutes" -v r="${LEASE_RESERVE:-3.5}" 'BEGIN { v = m - r; printf "%.1f", v < 1 ? 1 : v }')
+        sup_minutes=$(awk -v m="$minutes" -v r="${LEASE_RESERVE:-5.5}" 'BEGIN { v = m - r; printf "%.1f", v < 1 ? 1 : v }')
         PYTHON=$python bash scripts/gpu_train.sh "$run/sup" "$sup_minutes" --init weights/zero-19x19.keras \
             --sources "${sources[@]}" --data "$run/data19" --games "${LEASE_GAMES:-40000}" -j "$jobs" --lr 1e-3 \
             --warmup-steps 200
@@ -210,9 +221,30 @@ copy_model(Path(sys.argv[1]), Path(sys.argv[2]))' "$1" "$2"
     copy_net "$run/sup/model.keras" "$run/net/zero-19x19-sup.keras"
     cp "$run/net/zero-19x19-sup.keras" "$out/"
     say "stage 1 done at $((SECONDS - started)) s"
-    wait "$data_pid" || say "making the data of stages 2 and 3 failed ($run/data.log)"
+    wait "$data_pid" || say "making the data of stages 9, 2 and 3 failed ($run/data.log)"
     cat "$run/data.log"
-    say "data of stages 2 and 3 ready at $((SECONDS - started)) s"
+    say "data of stages 9, 2 and 3 ready at $((SECONDS - started)) s"
+
+    # 9. the 9x9 network, every layer, komi varied; SGD 0.005 learnt the komi about twice as fast a
+    # step as 0.001 and played level with the shipped network after 600 steps (docs/zero-training.md)
+    local steps9=500 rounds9=20 nine_seconds=${LEASE_NINE:-120}
+    ((smoke)) && steps9=2 rounds9=1 nine_seconds=600
+    copy_net weights/zero-9x9-10x128.keras "$run/net/zero-9x9-komi.keras"
+    local nine_limit=$(($(left) < nine_seconds ? $(left) : nine_seconds))
+    if timeout -s INT "$nine_limit" "$python" -m dlgo.zero.teacher train --data "$run/nine" \
+        --init "$run/net/zero-9x9-komi.keras" --out "$run/nine-net" --rounds $rounds9 --steps $steps9 \
+        --batch-size 256 --lr 0.005 --komi-jitter 1.5; then
+        say "stage 9 done at $((SECONDS - started)) s"
+    else
+        say "stage 9 stopped at $((SECONDS - started)) s (its time, or an error above)"
+        keep_best "$run/nine" "$run/net/zero-9x9-komi.keras" "$run/nine-net"
+    fi
+    cp "$run/nine-net/zero-9x9-komi.keras" "$out/" 2>/dev/null || true
+    # the best round is the best at the games' own komi, which reading the komi does not lower: the
+    # last round, with the most komi-varied steps, comes back too (both measured by komi_sensitivity)
+    local last
+    last=$(find "$run/nine-net" -name 'round-*.keras' 2>/dev/null | sort | tail -1 || true)
+    [[ -n "$last" ]] && cp "$last" "$out/zero-9x9-komi-last.keras"
 
     # 2. the value head on 13x13 and 19x19 self-play (the recipe of weights/zero-13x13.keras);
     # each stage stops at the deadline, keeping its best round so far
@@ -247,6 +279,7 @@ copy_model(Path(sys.argv[1]), Path(sys.argv[2]))' "$1" "$2"
 
     tar -czf "$out/lease.tar.gz" --ignore-failed-read "$log" "$run"/data.log "$run"/net/*.card.json \
         "$run"/value/*.card.json "$run"/value/*.rounds.jsonl "$run"/mixed-net/*.card.json \
+        "$run"/nine-net/*.card.json "$run"/nine-net/*.rounds.jsonl \
         "$run"/mixed-net/*.rounds.jsonl "$run"/sup/state.json "$run"/sup/log.csv "$run"/sup/curves.png 2>/dev/null || true
     say "done in $((SECONDS - started)) s: $(ls "$out" | tr '\n' ' ')"
 }

@@ -3,7 +3,7 @@
 - ``pack``/``unpack`` in a clone of this repository: the tree that would travel fits the device
   tool's 64 MiB (the committed networks alone are 140 MiB), the networks travel neither as tracked
   nor as untracked files, and ``unpack`` puts git's index and ignore rules back as they were;
-- ``train --smoke`` (slow): the three stages end to end on this CPU, each network with its card.
+- ``train --smoke`` (slow): the four stages end to end on this CPU, each network with its card.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def test_usage() -> None:
 
 
 @pytest.mark.slow
-def test_the_three_stages_run_end_to_end_on_the_cpu(tmp_path) -> None:
+def test_the_four_stages_run_end_to_end_on_the_cpu(tmp_path) -> None:
     pytest.importorskip("keras")
     from dlgo.data.archives import default_sources
     from dlgo.inference import read_card
@@ -126,17 +126,27 @@ def test_the_three_stages_run_end_to_end_on_the_cpu(tmp_path) -> None:
     )
     assert result.returncode == 0, result.stdout[-3000:]
     names = sorted(p.name for p in out.iterdir())
-    assert names == ["lease.tar.gz", "zero-1319-value.keras", "zero-19x19-sup.keras", "zero-mixed.keras"]
+    assert names == [
+        "lease.tar.gz",
+        "zero-1319-value.keras",
+        "zero-19x19-sup.keras",
+        "zero-9x9-komi-last.keras",
+        "zero-9x9-komi.keras",
+        "zero-mixed.keras",
+    ]
     for name in names[1:]:
         assert (out / name).stat().st_size < 16 * 2**20  # what the device tool brings back
     assert read_card(run / "net" / "zero-19x19-sup.keras").training["kind"] == "supervised"
     assert "heads value" in read_card(run / "value" / "zero-1319-value.keras").training["kind"]
+    nine = read_card(run / "nine-net" / "zero-9x9-komi.keras")
+    assert "every layer" in nine.training["kind"] and nine.board_sizes == [9]
+    assert "--komi-jitter 1.5" in nine.training["commands"][-1]
     mixed = read_card(run / "mixed-net" / "zero-mixed.keras")
     assert "every layer" in mixed.training["kind"]
     held = mixed.metrics["held_out"]
     assert {"value_mse_9x9", "value_mse_13x13", "value_mse_19x19"} <= set(held)
     with tarfile.open(out / "lease.tar.gz") as tar:
         members = {Path(m.name).name for m in tar.getmembers()}
-    assert {"lease.log", "zero-mixed.rounds.jsonl", "log.csv"} <= members
-    for stage in (1, 2, 3):
+    assert {"lease.log", "zero-mixed.rounds.jsonl", "zero-9x9-komi.rounds.jsonl", "log.csv"} <= members
+    for stage in (1, 9, 2, 3):
         assert f"gpu_lease: stage {stage} done at" in result.stdout
