@@ -11,7 +11,8 @@ KataGo's score lead before and after it, from the mover's side; a move that give
 ``--threshold`` points is a flagged error. With ``--recheck``, our engine (``--config`` and its
 ``--engine-set`` overrides) searches each flagged position again at each visit count, and KataGo
 scores the move it now chooses. Prints one line per flagged move and a total per visit count,
-and writes everything as JSON to ``--out`` when given.
+and writes everything as JSON to ``--out`` when given. ``--flagged`` takes that JSON back to
+recheck the same moves with other settings (another network, say) without judging the games again.
 """
 
 from __future__ import annotations
@@ -124,6 +125,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--config", default="configs/engine/default.toml", help="our engine's config for --recheck")
     p.add_argument("--engine-set", action="append", default=[], help="a KEY=VALUE override for --recheck")
     p.add_argument("--out", help="write the flagged moves as JSON here")
+    p.add_argument(
+        "--flagged",
+        nargs="*",
+        default=[],
+        help="earlier reviews' --out JSON: recheck those moves, judge no games",
+    )
     args = p.parse_args(argv)
 
     records = {}
@@ -140,13 +147,24 @@ def main(argv: list[str] | None = None) -> int:
     args.size = first["size"]
     judge = KataGoJudge(args.katago, first["size"], first["komi"], args.katago_visits)
     try:
-        flagged = [m for record in records.values() for m in flagged_moves(record, args.player, judge, args.threshold)]
+        if args.flagged:
+            flagged = [
+                FlaggedMove(**{**m, "rechecks": {}})
+                for path in args.flagged
+                for m in json.loads(Path(path).read_text())
+            ]
+            flagged = [m for m in flagged if m.game in records]
+        else:
+            flagged = [
+                m for record in records.values() for m in flagged_moves(record, args.player, judge, args.threshold)
+            ]
         for visits in args.recheck:
             recheck(flagged, records, visits, args, judge)
     finally:
         judge.close()
 
-    print(f"{len(records)} lost games, {len(flagged)} moves giving away {args.threshold}+ points (KataGo)")
+    games = len({m.game for m in flagged}) if args.flagged else len(records)
+    print(f"{games} lost games, {len(flagged)} moves giving away {args.threshold}+ points (KataGo)")
     for m in flagged:
         again = "  ".join(f"{v}: {mv} {lost:+.1f}" for v, (mv, lost) in m.rechecks.items())
         played = f"{m.colour} {m.played} {m.points_lost:+.1f} (best {m.katago_best})"

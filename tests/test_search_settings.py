@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: every setting's value where no config changes it
 BASE = dict(
     rounds=800, exploration=2.0, batch_size=16, batch_growth=4, reuse_tree=True, tree="compiled",
-    fpu_reduction=-1.0, score_utility=0.0, score_scale=5.0, select_by="visits", virtual_loss=1.0,
+    fpu_reduction=-1.0, score_utility=0.0, score_scale=5.0, settled_count=0.0, select_by="visits", virtual_loss=1.0,
     noise_weight=0.25, dirichlet_alpha=None, early_stop=True, pipeline=True,
 )  # fmt: skip
 

@@ -10,6 +10,8 @@ uses the shared budget, result and agent interface.
   ownership and score leads when the network has those heads).
 - ``settings``: ``SearchSettings``, the one typed object of search settings (each with its one
   name, default and range; the engine's ``zero`` config keys come from it).
+- ``settled``: the count a network's ownership head implies, believed at a leaf it settles
+  (``SearchSettings.settled_count``): the komi that a value head trained at one komi ignores.
 - ``puct``: ``PUCTSearch`` (batched leaf evaluation with virtual loss, tree reuse, root noise,
   early stop) and ``SearchStatistics`` (training targets).
 - ``arena``, ``compiled``: the same search on a tree of numba arrays (``CompiledPUCTSearch``):

@@ -31,6 +31,7 @@ from dlgo.search.batches import BatchedTreeSearch, InFlight
 from dlgo.search.puct import SearchStatistics, dirichlet_alpha, visit_distribution
 from dlgo.search.report import ownership_grid
 from dlgo.search.settings import SearchSettings
+from dlgo.search.settled import mover_komi, settled_values
 
 if TYPE_CHECKING:
     from dlgo.inference.evaluator import EncodedBatch
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["CompiledPUCTSearch"]
 
 _PV_LENGTH = 30
+_BLACK_TO_MOVE = PLANES.index("black_to_move")
 
 
 def _move_code(move: Move | None, width: int) -> int:
@@ -353,13 +355,18 @@ class CompiledPUCTSearch(BatchedTreeSearch):
         # float16 as the Python tree keeps a leaf's policy, so both searches choose alike
         policy = policy.astype(np.float16).astype(np.float32)
         slot, m = batch.slot, batch.size
+        if self._aux:
+            ownership, score = self.evaluator.encoded_aux(batch.encoded)
+            white_to_move = slot.planes[:m, 0, 0, _BLACK_TO_MOVE] < 0.5
+            value = settled_values(
+                value, ownership, mover_komi(self._ctx.komi, white_to_move), self.settings.settled_count
+            )
         self._arena.reserve(0, int(slot.counts[:m].sum()))
         arena.attach(
             self._arena.arrays, self.root, self._arena.g, slot.leaves, m, policy, value.astype(np.float64),
             slot.moves, slot.counts, self.settings.virtual_loss,
         )  # fmt: skip
         if self._aux:
-            ownership, score = self.evaluator.encoded_aux(batch.encoded)
             tree = self._arena
             signs = arena.attach_aux(tree.ni, tree.af, self.root, slot.leaves, m, score.astype(np.float64))
             tree.own[slot.leaves[:m]] = ownership * signs[:, None].astype(np.float32)

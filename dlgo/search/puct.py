@@ -42,6 +42,7 @@ from dlgo.search.base import SearchBudget, SearchResult
 from dlgo.search.batches import BatchedTreeSearch, InFlight
 from dlgo.search.report import tree_result
 from dlgo.search.settings import SearchSettings
+from dlgo.search.settled import mover_komi, settled_values
 from dlgo.search.tree import NodeAux, ZeroTreeNode, index_move, move_index
 
 __all__ = [
@@ -203,10 +204,19 @@ class PUCTSearch(BatchedTreeSearch):
         batch = _Batch([])
         self._start_evaluation(batch, [state])
         policy, value, *aux = batch.result()
+        value = self._settled([state], value, aux)
         node = ZeroTreeNode.from_evaluation(state, policy[0], float(value[0]))
         if aux and not node.terminal:
             node.aux = NodeAux.for_mover(aux[0][0], aux[1][0], state.next_player is Player.black)
         return node
+
+    def _settled(self, states: list[GameState], value: np.ndarray, aux: list) -> np.ndarray:
+        """The leaves' values with those their ownership count settles made sure (``settled_count``)."""
+        if not aux or self.settings.settled_count <= 0:
+            return value
+        white = np.array([st.next_player is Player.white for st in states])
+        komi = mover_komi(states[0].komi, white)  # one game: one komi
+        return settled_values(np.asarray(value), np.asarray(aux[0]), komi, self.settings.settled_count)
 
     def _start_evaluation(self, batch: _Batch, states: list[GameState] | None = None) -> None:
         """Evaluate ``states`` (default: the batch's leaves) for ``batch``: in the worker thread
@@ -265,6 +275,7 @@ class PUCTSearch(BatchedTreeSearch):
         """Attach the evaluated leaves and back their values up (virtual losses become real)."""
         policy, value, *aux = batch.result()
         leaves = batch.leaves
+        value = self._settled([d.state for d in leaves], value, aux)
         for i, d in enumerate(leaves):
             child = ZeroTreeNode.leaf(policy[i], float(value[i]))  # its position is rebuilt on a return
             d.parent.children[d.pos] = child

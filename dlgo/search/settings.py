@@ -75,8 +75,11 @@ class SearchSettings:
     times the square root of the visited moves' prior mass (Leela Zero's first-play urgency).
     ``score_utility``/``score_scale``: KataGo's score utility where the network has a score head
     and the tree keeps scores (the compiled tree, outside self-play): each visited move's Q gains
-    ``score_utility * 2/pi * atan((its mean score - the root's) / score_scale)``. ``batch_growth``:
-    a batch holds at most the tree's visits / ``batch_growth`` leaves (and ``batch_size``), so the
+    ``score_utility * 2/pi * atan((its mean score - the root's) / score_scale)``.
+    ``settled_count``: where the network has an ownership head and the tree keeps it (outside
+    self-play), a leaf that the count of its points owned at least this much settles either way
+    is backed up as a sure win or loss (``dlgo.search.settled``). ``batch_growth``: a batch
+    holds at most the tree's visits / ``batch_growth`` leaves (and ``batch_size``), so the
     virtual losses in flight stay a small part of a small tree. ``select_by``: the move the
     result puts first (``dlgo.search.base.SELECT_BY``). ``tree``: ``dlgo.search.base.TREES``.
     """
@@ -115,6 +118,14 @@ class SearchSettings:
     )
     score_scale: float = _setting(
         5.0, "points at which the score utility reaches half its factor (see score_utility)", minimum=0.01
+    )
+    settled_count: float = _setting(
+        0.0,
+        "with a network that has an ownership head (not in self-play): a leaf whose count, each point "
+        "owned with at least this much, wins or loses whatever the unsure points do is a sure win or "
+        "loss (dlgo.search.settled); 0 = the value head alone",
+        minimum=0.0,
+        maximum=1.0,
     )
     select_by: str = _setting(
         "visits",
