@@ -70,6 +70,25 @@ class KataGoJudge:
             found[answer["turnNumber"]] = (answer["rootInfo"]["scoreLead"], answer["moveInfos"][0]["move"])
         return found
 
+    def leads_after(self, lines: list[list[list[str]]]) -> list[tuple[float, str]]:
+        """Black's score lead and KataGo's best move after each of ``lines`` (whole move lists),
+        asked at once so that KataGo's analysis threads share them."""
+        assert self._proc.stdin and self._proc.stdout
+        ids = []
+        for moves in lines:
+            self._queries += 1
+            ids.append(str(self._queries))
+            query = dict(self._base, id=ids[-1], moves=moves, analyzeTurns=[len(moves)])
+            self._proc.stdin.write(json.dumps(query) + "\n")
+        self._proc.stdin.flush()
+        found: dict[str, tuple[float, str]] = {}
+        while len(found) < len(ids):
+            answer = json.loads(self._proc.stdout.readline())
+            if "error" in answer:
+                raise RuntimeError(f"KataGo: {answer['error']}")
+            found[answer["id"]] = (answer["rootInfo"]["scoreLead"], answer["moveInfos"][0]["move"])
+        return [found[i] for i in ids]
+
     def close(self) -> None:
         if self._proc.stdin:
             self._proc.stdin.close()

@@ -11,7 +11,7 @@ from gtp_client import EngineProcess
 from dlgo.goboard import Move
 from dlgo.gotypes import Point
 from dlgo.search.base import CandidateInfo, SearchResult
-from dlgo.search.variety import VarietySettings, near_best_candidates, vary_move
+from dlgo.search.variety import VarietySettings, draw_probabilities, near_best_candidates, vary_move
 
 
 def _result(*cands: tuple[Move, int, float]) -> SearchResult:
@@ -39,6 +39,15 @@ def test_draws_in_proportion_to_visits_over_the_opening_only() -> None:
     cold = VarietySettings(opening_moves=10, temperature=0.05)
     assert all(vary_move(RESULT, cold, 1, rng).move == A for _ in range(200))  # near 0: the best
     assert vary_move(_result((Move.pass_turn(), 100, 0.5), (A, 90, 0.5)), ON, 1, rng) is None
+
+
+def test_draw_probabilities_are_the_draws_weights() -> None:
+    assert [(c.move, round(p, 3)) for c, p in draw_probabilities(RESULT, ON)] == [(A, 0.625), (B, 0.375)]
+    half = VarietySettings(opening_moves=10, temperature=0.5)  # weights (visits / best's) ** 2
+    assert [round(p, 3) for _, p in draw_probabilities(RESULT, half)] == [round(1 / 1.36, 3), round(0.36 / 1.36, 3)]
+    tight = VarietySettings(opening_moves=10, temperature=1.0, max_winrate_loss=0.001)
+    assert [(c.move, p) for c, p in draw_probabilities(RESULT, tight)] == [(A, 1.0)]
+    assert draw_probabilities(SearchResult([], 0, 0.5, 0.0), ON) == []
 
 
 def test_the_engine_playing_itself_varies_its_games_only_when_asked() -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from dlgo.search.base import CandidateInfo, SearchResult
 
-__all__ = ["VarietySettings", "near_best_candidates", "vary_move"]
+__all__ = ["VarietySettings", "draw_probabilities", "near_best_candidates", "vary_move"]
 
 
 @dataclass(frozen=True)
@@ -72,9 +72,19 @@ def vary_move(
         return None
     if result.candidates[0].move.is_pass:
         return None
-    pool = near_best_candidates(result, settings)
+    pool = draw_probabilities(result, settings)
     if len(pool) == 1:
-        return pool[0]
+        return pool[0][0]
+    return rng.choices([c for c, _ in pool], weights=[p for _, p in pool])[0]
+
+
+def draw_probabilities(result: SearchResult, settings: VarietySettings) -> list[tuple[CandidateInfo, float]]:
+    """The near-best candidates with the chance the draw picks each, the best first (summing
+    to 1; empty without candidates)."""
+    pool = near_best_candidates(result, settings)
+    if not pool:
+        return []
     top = max(c.visits for c in pool)
     weights = [(c.visits / top) ** (1.0 / settings.temperature) for c in pool]
-    return rng.choices(pool, weights=weights)[0]
+    total = sum(weights)
+    return [(c, w / total) for c, w in zip(pool, weights)]
