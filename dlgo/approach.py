@@ -5,10 +5,11 @@ live in seki or win a capturing race. A string survives the opponent's attack wh
 its liberties, the opponent's stone there is illegal, or joins an opponent string that is then
 left with one liberty, which the owner captures at once, keeping two liberties or more. That
 is the mark of a seki or a lost capturing race: the attacker's own string is short of
-liberties. A stone or two in atari are not (``MIN_SHORT_STRING``): the attacker can first fill the
-liberty they lack, and
-a throw-in into a two-point eye, taken back, leaves the string one liberty, so a string that a
-nakade kills still counts as approachable.
+liberties. A stone or two in atari are not (``MIN_SHORT_STRING``) when the attacker can first add
+the liberty they lack; where adding it joins them to a string that the approach then leaves in
+atari (the attacker's own eye filled, next to a seki), the string is still safe. A throw-in into
+a two-point eye, taken back, leaves the string one liberty, so a string that a nakade kills
+still counts as approachable.
 
 The check is static (the position as it stands); the dead-stone count (``dlgo.deadstones``)
 asks it only of strings that the playouts left in doubt.
@@ -43,9 +44,11 @@ def cannot_be_approached(state: GameState, stone: Point) -> bool:
     return True
 
 
-def _approach_fails(attacker_turn: GameState, stone: Point, liberty: Point) -> bool:
+def _approach_fails(attacker_turn: GameState, stone: Point, liberty: Point, may_add_first: bool = True) -> bool:
     """Does the attacker's stone at ``liberty`` get captured back, the string at ``stone`` left
-    with two liberties or more?"""
+    with two liberties or more? When it leaves a stone or two in atari, the attacker may first
+    play at their missing liberty (``may_add_first``) and approach after: the string is safe only
+    if that approach fails too."""
     approach = Move.play(liberty)
     if not attacker_turn.is_valid_move(approach):
         return True
@@ -57,7 +60,19 @@ def _approach_fails(attacker_turn: GameState, stone: Point, liberty: Point) -> b
     if played is None or played.num_liberties != 1:
         return False  # a real approach, not a self-atari
     if len(played.stones) < MIN_SHORT_STRING:
-        return False  # a stone or two: the attacker can first take away the liberty they lack
+        # A stone or two: the attacker may first add the liberty they lack, and approach after.
+        if not may_add_first:
+            return False
+        lacking = next(iter(played.liberties))
+        before = attacker_turn.board.get_go_string(stone)
+        if before is not None and lacking in before.liberties:
+            return False  # adding it is the other approach, which the caller asks on its own
+        add = Move.play(lacking)
+        if attacker_turn.is_valid_move(add):
+            # e.g. the attacker's own eye, filled: the approach then puts the whole string in atari
+            added = attacker_turn.apply_move(add)
+            again = GameState.from_position(added.board, attacker_turn.next_player, attacker_turn.komi)
+            return _approach_fails(again, stone, liberty, may_add_first=False)
     take_back = Move.play(next(iter(played.liberties)))
     if not after.is_valid_move(take_back):
         return False

@@ -96,6 +96,34 @@ def test_a_seki_the_playouts_doubt_is_not_approachable() -> None:
     assert point_from_coords("A7") not in moves.points and point_from_coords("A9") not in moves.points
 
 
+def test_a_seki_whose_attacker_lacks_a_liberty_it_cannot_add() -> None:
+    """A game against GNU Go level 1 (2026-12-07), after White's pass: Black's B1-B2 shares A1
+    and C2 with White's A2 and White's big bottom string, whose other liberty is its eye at A3.
+    White at A1 leaves A1-A2 in atari, but adding the missing liberty first (A3, the eye) leaves
+    the whole string to be captured at C2: a seki. The count called B1-B2 dead, W+0.5, and the
+    engine resigned a game GNU Go counts B+6.5."""
+    state = state_from(
+        """
+        ..XOOO.OX
+        ..XXO.OOX
+        XX.XXOOOX
+        OX.XOOOXX
+        OX..XOX..
+        OOXXXXXX.
+        .OOOX...X
+        OX.OOXXXX
+        .XOOOOOOX
+        """,
+        Player.black,
+    )
+    assert cannot_be_approached(state, point_from_coords("B2"))
+    counted = count(state, 400)
+    seki = {p for group in counted.status.seki for p in group}
+    assert {point_from_coords("B1"), point_from_coords("B2")} <= seki
+    assert not counted.dead_stones()
+    assert counted.wins(Player.black), counted.result
+
+
 def test_a_two_point_eye_is_approachable_by_a_throw_in() -> None:
     # Black's corner string around the two-point eye A1-B1, White all around: White's throw-in at
     # A1 is taken back at B1, which leaves the string one liberty, so it can still be killed.
