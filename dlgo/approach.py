@@ -18,9 +18,9 @@ asks it only of strings that the playouts left in doubt.
 from __future__ import annotations
 
 from dlgo.goboard import GameState, Move
-from dlgo.gotypes import Point
+from dlgo.gotypes import Player, Point
 
-__all__ = ["cannot_be_approached", "MIN_SHORT_STRING"]
+__all__ = ["cannot_be_approached", "captured_at_once", "MIN_SHORT_STRING"]
 
 # The smallest attacker string whose shortage of liberties protects a string. Smaller ones are
 # stones the attacker can sacrifice or strengthen first: with 2, two of 400 counted KGS games
@@ -79,3 +79,31 @@ def _approach_fails(attacker_turn: GameState, stone: Point, liberty: Point, may_
     answered = after.apply_move(take_back)
     survivor = answered.board.get_go_string(stone)
     return survivor is not None and survivor.num_liberties >= 2
+
+
+def captured_at_once(state: GameState, stone: Point) -> bool:
+    """Is the string at ``stone`` in atari, and can the opponent capture it with a move that is
+    not taken back with more stones (a snapback)? A capture that the owner could only answer by
+    retaking a ko counts: at the end of a game no ko threats are left to win it back.
+
+    False for an empty point and for a string with two liberties or more.
+    """
+    string = state.board.get_go_string(stone)
+    if string is None or string.num_liberties != 1:
+        return False
+    liberty = next(iter(string.liberties))
+    attacker_turn = GameState.from_position(state.board, string.color.other, state.komi)
+    capture = Move.play(liberty)
+    if not attacker_turn.is_valid_move(capture):
+        return False
+    after = attacker_turn.apply_move(capture)
+    capturer = after.board.get_go_string(liberty)
+    if capturer is None or capturer.num_liberties >= 2:
+        return True
+    retake = Move.play(next(iter(capturer.liberties)))
+    if not after.is_valid_move(retake):
+        return True  # the ko: the owner may not retake at once
+    retaken = after.apply_move(retake)
+    attacker = 1 if string.color is Player.black else 0  # its index in stone_counts()
+    taken_back = after.board.stone_counts()[attacker] - retaken.board.stone_counts()[attacker]
+    return taken_back < 2  # a snapback takes two stones or more back

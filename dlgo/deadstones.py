@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dlgo.approach import cannot_be_approached
+from dlgo.approach import cannot_be_approached, captured_at_once
 from dlgo.eyes import refine_dead
 from dlgo.goboard import BLACK, EMPTY, WHITE, GameState
 from dlgo.gostring import GoString
@@ -137,6 +137,15 @@ def status_from_ownership(game_state: GameState, own: np.ndarray) -> GroupStatus
             by_ownership.extend(board.geometry.points[i] for i in s.stone_indices)
     # Playouts fill small eyes and misread shared eye space: a static two-eye check corrects them.
     dead_points = refine_dead(game_state, by_ownership)
+    # A string in doubt that the opponent captures with one move (a ko at worst) is dead, even
+    # when its liberty is an eye of a living group: the capture takes the eye too.
+    in_doubt_atari = [
+        board.geometry.points[i]
+        for s in strings
+        if s.num_liberties == 1 and sorted(s.stones) in unsettled and captured_at_once(game_state, min(s.stones))
+        for i in s.stone_indices
+    ]
+    dead_points = dead_points + [p for p in in_doubt_atari if p not in set(dead_points)]
     dead_set = set(dead_points)
     dead_strings = []
     alive_strings = []

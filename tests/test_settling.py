@@ -7,7 +7,7 @@ from conftest import state_from
 
 from dlgo.agent.settling import is_settled, own_territory, settling_moves
 from dlgo.agent.termination import EndOfGamePolicy, ResignPolicy, settle_after_pass
-from dlgo.approach import cannot_be_approached
+from dlgo.approach import cannot_be_approached, captured_at_once
 from dlgo.deadstones import count
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
@@ -122,6 +122,33 @@ def test_a_seki_whose_attacker_lacks_a_liberty_it_cannot_add() -> None:
     assert {point_from_coords("B1"), point_from_coords("B2")} <= seki
     assert not counted.dead_stones()
     assert counted.wins(Player.black), counted.result
+
+
+def test_a_string_in_doubt_captured_in_one_move_is_dead() -> None:
+    """The end of a game against GNU Go level 1 (2026-12-07): Black's last stone C1 is in atari,
+    its liberty D1 an eye of Black's group. White takes it at D1 (Black may not retake the ko)
+    and the eye with it. The count called C1 alive (B+1.5), so Black passed instead of saving it
+    at D1 and lost by half a point (GNU Go: W+2.5 with C1 dead)."""
+    state = state_from(
+        """
+        O.OOOOOOO
+        OO.OXOOXX
+        .OOXXOOOX
+        OXXX.XOXX
+        OOOXX.XX.
+        XOOX.XXO.
+        XOXX.XOOX
+        XOOX.X...
+        .OX.X....
+        """,
+        Player.white,
+    )
+    assert captured_at_once(state, point_from_coords("C1"))
+    assert not captured_at_once(state, point_from_coords("E1"))  # two liberties and more
+    for playouts in (400, 1000):  # the pass rule's and final_score's (before, 1000 called C1 alive)
+        counted = count(state, playouts)
+        assert point_from_coords("C1") in counted.dead_stones()
+        assert counted.wins(Player.white), counted.result
 
 
 def test_a_two_point_eye_is_approachable_by_a_throw_in() -> None:
