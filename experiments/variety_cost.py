@@ -30,9 +30,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from lost_game_review import KataGoJudge
-
 from dlgo.goboard import GameState, Move
+from dlgo.match.katago_judge import KataGoJudge
 from dlgo.play.agents import AgentPool
 from dlgo.play.config import load_config
 from dlgo.search.base import CandidateInfo, SearchBudget, SearchResult

@@ -97,10 +97,10 @@ def test_a_seki_the_playouts_doubt_is_not_approachable() -> None:
 
 
 def test_a_seki_whose_attacker_lacks_a_liberty_it_cannot_add() -> None:
-    """A game against GNU Go level 1 (2026-12-07), after White's pass: Black's B1-B2 shares A1
+    """A game against GNU Go level 1 (2026-12-07), after White's pass: Black's B1 and B2 shares A1
     and C2 with White's A2 and White's big bottom string, whose other liberty is its eye at A3.
     White at A1 leaves A1-A2 in atari, but adding the missing liberty first (A3, the eye) leaves
-    the whole string to be captured at C2: a seki. The count called B1-B2 dead, W+0.5, and the
+    the whole string to be captured at C2: a seki. The count called B1 and B2 dead, W+0.5, and the
     engine resigned a game GNU Go counts B+6.5."""
     state = state_from(
         """

@@ -386,15 +386,19 @@ def cleanup_move(state: GameState, candidates: list[CandidateInfo], counted: Pos
     if not dead:
         return None
     board = state.board
-    targets: set[Point] = set()
+    # each liberty of a dead string, with the liberties that string has left: the string nearest
+    # capture first, so that a limited number of cleanup moves finishes strings one by one
+    shortest: dict[Point, int] = {}
     for group in dead:
         string = board.get_go_string(group[0])
         if string is not None:
-            targets |= set(string.liberties)
+            for p in string.liberties:
+                shortest[p] = min(shortest.get(p, string.num_liberties), string.num_liberties)
+    targets = set(shortest)
     for c in candidates:
         if c.move.is_play and c.move.point in targets:
             return Decision(c.move, "cleanup: capturing dead stones", c)
-    for p in sorted(targets):
+    for p in sorted(targets, key=lambda p: (shortest[p], p)):
         move = Move.play(p)
         if state.is_valid_move(move):
             return Decision(move, "cleanup: capturing dead stones")

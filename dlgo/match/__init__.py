@@ -8,6 +8,7 @@
 - :mod:`dlgo.match.record`: a finished game as JSON and SGF;
 - :mod:`dlgo.match.stats` and :mod:`dlgo.match.summary`: win rate, Elo, p-value, the report;
 - :mod:`dlgo.match.runner`: N games in parallel, resumable, with progress.
+- :mod:`dlgo.match.katago_judge`: KataGo's analysis engine scoring positions, for experiments (a measure only).
 
 Command lines over it: :mod:`dlgo.match.duel` (``dlgo-duel``: one match) and :mod:`dlgo.match.strength`
 (``dlgo-strength``: the gauntlet behind docs/strength.md).
