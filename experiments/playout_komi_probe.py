@@ -23,7 +23,7 @@ import numpy as np
 
 from dlgo.goboard import GameState
 from dlgo.match.record import load_records, replay
-from dlgo.playout import board_array, kernel
+from dlgo.playout import estimate_ownership, kernel
 
 
 def late_positions(paths: list[str]) -> list[tuple[GameState, float]]:
@@ -44,21 +44,6 @@ def late_positions(paths: list[str]) -> list[tuple[GameState, float]]:
     return found
 
 
-def black_win_rate(state: GameState, komi: float, playouts: int) -> tuple[float, np.ndarray]:
-    board = state.board
-    black, white, _, own = kernel.playouts(
-        board_array(state),
-        board.geometry.width,
-        state.next_player.value,
-        state.ko_point,
-        float(komi),
-        playouts,
-        kernel.default_max_moves(board.num_rows * board.num_cols),
-        True,  # the dead-stone count's fast playouts
-    )
-    return (black + 0.5 * (playouts - black - white)) / playouts, own
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("results", nargs="+", help="results.jsonl files of dlgo-duel matches with GNU Go's count")
@@ -69,11 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     positions = late_positions(args.results)
     gaps, both, errors = [], [], []
     for state, margin in positions:
-        wins, _ = black_win_rate(state, margin - 0.5, args.playouts)
-        loses, _ = black_win_rate(state, margin + 0.5, args.playouts)
+        wins = estimate_ownership(state.with_komi(margin - 0.5), args.playouts, fast=True).black_win_rate
+        loses = estimate_ownership(state.with_komi(margin + 0.5), args.playouts, fast=True).black_win_rate
         gaps.append(wins - loses)
         both.append(wins > 0.5 > loses)
-        _, own = black_win_rate(state, margin, args.count_playouts)
+        own = estimate_ownership(state, args.count_playouts, fast=True).values
         errors.append(float(np.sign(np.round(own, 6)).sum()) - margin)
     errors_array = np.abs(np.array(errors))
     print(f"{len(positions)} positions, 3 to 14 moves before the end of GNU Go-counted games")

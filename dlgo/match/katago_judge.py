@@ -34,39 +34,41 @@ class KataGoJudge:
 
     def leads(self, moves: list[list[str]], turns: list[int]) -> dict[int, tuple[float, str]]:
         """Black's score lead and KataGo's best move at each of ``turns`` (moves played before it)."""
-        self._queries += 1
-        query = dict(self._base, id=str(self._queries), moves=moves, analyzeTurns=turns)
-        assert self._proc.stdin and self._proc.stdout
-        self._proc.stdin.write(json.dumps(query) + "\n")
-        self._proc.stdin.flush()
-        found: dict[int, tuple[float, str]] = {}
-        while len(found) < len(turns):
-            answer = json.loads(self._proc.stdout.readline())
-            if "error" in answer:
-                raise RuntimeError(f"KataGo: {answer['error']}")
-            found[answer["turnNumber"]] = (answer["rootInfo"]["scoreLead"], answer["moveInfos"][0]["move"])
-        return found
+        self._send([dict(moves=moves, analyzeTurns=turns)])
+        return {answer["turnNumber"]: _lead_and_best(answer) for answer in self._answers(len(turns))}
 
     def leads_after(self, lines: list[list[list[str]]]) -> list[tuple[float, str]]:
         """Black's score lead and KataGo's best move after each of ``lines`` (whole move lists),
         asked at once so that KataGo's analysis threads share them."""
-        assert self._proc.stdin and self._proc.stdout
+        ids = self._send([dict(moves=moves, analyzeTurns=[len(moves)]) for moves in lines])
+        found = {answer["id"]: _lead_and_best(answer) for answer in self._answers(len(lines))}
+        return [found[i] for i in ids]
+
+    def _send(self, queries: list[dict]) -> list[str]:
+        assert self._proc.stdin
         ids = []
-        for moves in lines:
+        for query in queries:
             self._queries += 1
             ids.append(str(self._queries))
-            query = dict(self._base, id=ids[-1], moves=moves, analyzeTurns=[len(moves)])
-            self._proc.stdin.write(json.dumps(query) + "\n")
+            self._proc.stdin.write(json.dumps(dict(self._base, id=ids[-1], **query)) + "\n")
         self._proc.stdin.flush()
-        found: dict[str, tuple[float, str]] = {}
-        while len(found) < len(ids):
+        return ids
+
+    def _answers(self, count: int) -> list[dict]:
+        assert self._proc.stdout
+        answers = []
+        while len(answers) < count:
             answer = json.loads(self._proc.stdout.readline())
             if "error" in answer:
                 raise RuntimeError(f"KataGo: {answer['error']}")
-            found[answer["id"]] = (answer["rootInfo"]["scoreLead"], answer["moveInfos"][0]["move"])
-        return [found[i] for i in ids]
+            answers.append(answer)
+        return answers
 
     def close(self) -> None:
         if self._proc.stdin:
             self._proc.stdin.close()
         self._proc.wait(timeout=30)
+
+
+def _lead_and_best(answer: dict) -> tuple[float, str]:
+    return answer["rootInfo"]["scoreLead"], answer["moveInfos"][0]["move"]

@@ -63,7 +63,9 @@ class Ownership:
         return full[self.num_rows : 0 : -1, 1 : self.num_cols + 1].copy()
 
 
-def estimate_ownership(game_state: GameState, num_playouts: int = 200) -> Ownership:
+def estimate_ownership(game_state: GameState, num_playouts: int = 200, fast: bool = False) -> Ownership:
+    """Ownership and Black's win rate over ``num_playouts`` playouts from ``game_state`` at its
+    komi: random ones, or with ``fast`` the dead-stone count's (``dlgo.playout.tactics``)."""
     board = game_state.board
     black, white, _, own = kernel.playouts(
         board_array(game_state),
@@ -73,7 +75,7 @@ def estimate_ownership(game_state: GameState, num_playouts: int = 200) -> Owners
         float(game_state.komi),
         num_playouts,
         _max_moves(game_state),
-        False,  # random playouts; passed, not defaulted, so this shares the count's compiled kernel
+        fast,  # always passed, never defaulted, so every caller shares one compiled kernel
     )
     decided = max(1, num_playouts)
     return Ownership(
