@@ -8,7 +8,8 @@ together only by shared eyes). Here, for each colour:
   its stones and the edge, holding at least one empty point, and either small (at most
   ``SMALL_REGION`` points, too small for an enemy group to live in) or holding no enemy stone
   the estimate calls alive; a one-point region is not an eye when it is false (enemy stones on
-  two diagonals, one at the edge, and more than one string around it);
+  two diagonals, one at the edge, and more than one string around it), and no region is an eye
+  while a string around it is in atari with its last liberty inside (the enemy captures there);
 - strings bordering the same eye region form one chain (the enemy cannot cut them apart
   without filling that region);
 - a chain bordering two or more eye regions lives: its strings are taken off the dead list, and
@@ -53,6 +54,7 @@ def _regions(state: GameState, color: int, dead: set[int]) -> list[_Region]:
             continue
         seen.add(start)
         stack, points, borders, enemy_ids, enemy = [start], [], set(), set(), []
+        border_strings: list[GoString] = []
         while stack:
             p = stack.pop()
             points.append(p)
@@ -61,7 +63,9 @@ def _regions(state: GameState, color: int, dead: set[int]) -> list[_Region]:
                 enemy.append(string_at(p))
             for n in geo.neighbors[p]:
                 if colors[n] == color:
-                    borders.add(id(string_at(n)))
+                    if id(string_at(n)) not in borders:
+                        borders.add(id(string_at(n)))
+                        border_strings.append(string_at(n))
                 elif n not in seen:
                     seen.add(n)
                     stack.append(n)
@@ -70,10 +74,20 @@ def _regions(state: GameState, color: int, dead: set[int]) -> list[_Region]:
         small = len(points) <= SMALL_REGION
         enemy_alive = any(s.stone_indices.isdisjoint(dead) for s in enemy)
         region.eye = (
-            bool(borders) and has_empty and (small or not enemy_alive) and not _false_eye(state, region, color, dead)
+            bool(borders)
+            and has_empty
+            and (small or not enemy_alive)
+            and not _false_eye(state, region, color, dead)
+            and not _border_in_atari_inside(border_strings, set(points))
         )
         out.append(region)
     return out
+
+
+def _border_in_atari_inside(border_strings: list[GoString], points: set[int]) -> bool:
+    # The enemy takes a bordering string whose last liberty lies in the region by playing there
+    # (a capture is never suicide), so the region is no eye: it may even be the enemy's.
+    return any(s.num_liberties == 1 and not s.liberty_indices.isdisjoint(points) for s in border_strings)
 
 
 def _false_eye(state: GameState, region: _Region, color: int, dead: set[int]) -> bool:

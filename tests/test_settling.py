@@ -6,7 +6,7 @@ from __future__ import annotations
 from conftest import state_from
 
 from dlgo.agent.settling import is_settled, own_territory, settling_moves
-from dlgo.agent.termination import EndOfGamePolicy, ResignPolicy, settle_after_pass
+from dlgo.agent.termination import EndOfGamePolicy, ResignPolicy, pass_when_opponent_passed, settle_after_pass
 from dlgo.approach import cannot_be_approached, captured_at_once
 from dlgo.deadstones import count
 from dlgo.goboard import Board, GameState, Move
@@ -149,6 +149,34 @@ def test_a_string_in_doubt_captured_in_one_move_is_dead() -> None:
         counted = count(state, playouts)
         assert point_from_coords("C1") in counted.dead_stones()
         assert counted.wins(Player.white), counted.result
+
+
+def test_a_string_in_atari_around_a_region_makes_no_eye() -> None:
+    """A game through gtp2ogs against GNU Go level 1 (2026-12-07), after White's pass: White's
+    H8-J8 and Black's H9 are both in atari on J9. Black takes H8-J8 there; White's J9 would take
+    H9 and be taken back with three stones. The two-eye check read H9-J9 as White's eye (so H8-J8
+    alive and H9 dead), and Black, winning, played J9 "to capture living stones" instead of passing:
+    a point inside its own territory under territory rules (GNU Go: J9 Black's territory)."""
+    state = state_from(
+        """
+        ..OOOOOX.
+        O.OXOXXOO
+        ..OXX..XX
+        OOOX.X...
+        XOX.X....
+        XXX.X..X.
+        X.XX..O..
+        .........
+        .........
+        """,
+        Player.black,
+    )
+    counted = count(state, 400)
+    dead = set(counted.dead_stones())
+    assert {point_from_coords("H8"), point_from_coords("J8")} <= dead
+    assert point_from_coords("H9") not in dead
+    decision = pass_when_opponent_passed(state, counted)
+    assert decision is not None and decision.move.is_pass, decision
 
 
 def test_a_two_point_eye_is_approachable_by_a_throw_in() -> None:
