@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from dlgo.agent.settling import settling_moves
 from dlgo.agent.termination import (
     EndOfGamePolicy,
     ResignPolicy,
@@ -17,8 +18,9 @@ from dlgo.agent.termination import (
     pass_when_opponent_passed,
     resign_score_lead,
     resign_signal,
+    settle_after_pass,
 )
-from dlgo.deadstones import GroupStatus
+from dlgo.deadstones import GroupStatus, count
 from dlgo.goboard import Board, GameState, Move
 from dlgo.gotypes import Player, Point
 from dlgo.handicap import fixed_handicap_points, handicap_game
@@ -201,10 +203,11 @@ def test_a_lucky_pass_with_few_visits_is_not_played() -> None:
 class FakeCount:
     winner: Player | None = None
     dead: list[list[Point]] = field(default_factory=list)
+    margin: float = 1.0  # the count's margin (its winner is ``winner``, whatever the sign)
 
     @property
     def result(self) -> GameResult:
-        return GameResult(b=40.0, w=41.0, komi=0.0)
+        return GameResult(b=40.0, w=40.0 + self.margin, komi=0.0)
 
     def wins(self, player: Player) -> bool:
         return self.winner is player
@@ -251,7 +254,8 @@ def test_passes_after_the_opponent_only_when_winning_the_count() -> None:
 def test_captures_a_living_string_in_atari_before_passing() -> None:
     state = _setup([(1, 1)], [(1, 2)], Player.white)  # Black's corner stone has one liberty, A2
     assert capture_in_atari(state) == Move.play(Point(2, 1))
-    decision = pass_when_opponent_passed(state, FakeCount(winner=Player.white))
+    # a margin no open point can reverse (with 1, the almost empty board leaves the count open)
+    decision = pass_when_opponent_passed(state, FakeCount(winner=Player.white, margin=100))
     assert decision is not None and decision.move == Move.play(Point(2, 1))
 
 
@@ -259,8 +263,23 @@ def test_a_dead_string_in_atari_is_left_for_the_count() -> None:
     # Taking it would be a move inside our own territory (GNU Go's territory lists in the OGS games).
     state = _setup([(1, 1)], [(1, 2)], Player.white)
     assert capture_in_atari(state, {Point(1, 1)}) is None
-    decision = pass_when_opponent_passed(state, FakeCount(winner=Player.white, dead=[[Point(1, 1)]]))
+    decision = pass_when_opponent_passed(state, FakeCount(winner=Player.white, dead=[[Point(1, 1)]], margin=100))
     assert decision is not None and decision.move.is_pass
+
+
+def test_an_early_pass_on_an_open_board_is_not_accepted() -> None:
+    """GNU Go level 1 as Black plays E5 and passes when White answers in a corner. Our count of
+    that board is W+7 (two stones, every other point neutral, the komi), while GNU Go's, J9 dead,
+    is B+74: a pass would end a game that a referee removing dead stones scores the other way.
+    White settles the open points instead, never resigning a count it wins."""
+    state = GameState.new_game(9, 7.0)
+    for move in (E5, Move.play(Point(9, 9)), PASS):
+        state = state.apply_move(move)
+    counted = count(state, 400)
+    assert counted.wins(Player.white), counted.result
+    assert pass_when_opponent_passed(state, counted) is None
+    decision = settle_after_pass(state, [], EndOfGamePolicy(), counted)
+    assert decision.move.is_play and decision.move.point in settling_moves(state, counted.status).points
 
 
 def test_no_pass_while_neutral_points_are_left() -> None:

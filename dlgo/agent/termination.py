@@ -371,8 +371,16 @@ def capture_in_atari(state: GameState, dead: frozenset[Point] | set[Point] = fro
 
 
 def pass_when_opponent_passed(state: GameState, counted: PositionCount) -> Decision | None:
-    """The opponent passed: pass when we win the count (taking stones in atari first), else None."""
+    """The opponent passed: pass when we win the count (taking stones in atari first), else None.
+
+    Also None while the count is open: more points left to settle than its margin (an opponent
+    that passes on an almost empty board, which a referee that removes dead stones counts
+    otherwise). The search then settles them (:func:`settle_after_pass`).
+    """
     if not counted.wins(state.next_player):
+        return None
+    moves = settling_moves(state, counted.status)
+    if len(moves.neutral | moves.disputed) >= counted.result.winning_margin:
         return None
     capture = capture_in_atari(state, set(counted.status.dead_stones()))
     if capture is not None:
@@ -445,7 +453,7 @@ def decide_after_search(
         return Decision(Move.resign(), f"win rate {best.winrate:.3f} is below the resign threshold{behind}", best)
 
     if opponent_passed:
-        # We lose the count (else we would have passed already): a pass would end the game lost.
+        # We lose the count, or it is still open (else we would have passed already).
         return settle_after_pass(state, non_pass, policy, counted or referee.count(state))
 
     if best.move.is_pass and non_pass and is_lucky_pass(best, result.visits):
@@ -462,30 +470,31 @@ def _fills_own_eye(state: GameState, move: Move) -> bool:
 def settle_after_pass(
     state: GameState, non_pass: list[CandidateInfo], policy: EndOfGamePolicy, counted: PositionCount
 ) -> Decision:
-    """The opponent passed and we lose ``counted``: a move that can still change the count
-    (``dlgo.agent.settling``), the search's best of them first; resign (or pass, when resigning
-    is off) once none is left or none has a hope. Never a move inside our own territory: the
-    search's value, which can misjudge a settled game, is asked only which settling move to play.
-    ``non_pass``: the search's candidates other than a pass, best first (may be empty).
+    """The opponent passed and we lose ``counted``, or it is still open: a move that can still
+    change the count (``dlgo.agent.settling``), the search's best of them first; resign (or pass,
+    when resigning is off or we win) once none is left or none has a hope. Never a move inside our
+    own territory: the search's value, which can misjudge a settled game, is asked only which
+    settling move to play. ``non_pass``: the search's candidates other than a pass, best first
+    (may be empty).
     """
     moves = settling_moves(state, counted.status)
     threshold = policy.resign.threshold
-    give_up = Move.resign() if policy.resign.enabled else Move.pass_turn()
+    winning = counted.wins(state.next_player)
+    give_up = Move.resign() if policy.resign.enabled and not winning else Move.pass_turn()
     if is_settled(moves, counted.result, state.next_player, dame_score=policy.area_scoring):
         return Decision(give_up, f"the opponent passed and the count ({counted.result}) can no longer change")
+    why = (
+        f"the opponent passed and the count ({counted.result}) is still open: settling"
+        if winning
+        else f"the opponent passed but we lose the count ({counted.result}): settling"
+    )
     useful = [c for c in non_pass if c.move.point in moves.points]
     hopeful = [c for c in useful if c.winrate >= threshold]
     if hopeful:
-        return Decision(
-            hopeful[0].move, f"the opponent passed but we lose the count ({counted.result}): settling", hopeful[0]
-        )
-    if policy.resign.enabled and non_pass and all(c.winrate < threshold for c in non_pass):
+        return Decision(hopeful[0].move, why, hopeful[0])
+    if policy.resign.enabled and not winning and non_pass and all(c.winrate < threshold for c in non_pass):
         return Decision(Move.resign(), f"the opponent passed, we lose the count ({counted.result}) and no move helps")
     if useful:
-        return Decision(
-            useful[0].move, f"the opponent passed and we lose the count ({counted.result}): settling", useful[0]
-        )
+        return Decision(useful[0].move, why, useful[0])
     # The search gave none of them a visit (its value may call the game won): the rules' order.
-    return Decision(
-        Move.play(moves.in_order()[0]), f"the opponent passed and we lose the count ({counted.result}): settling"
-    )
+    return Decision(Move.play(moves.in_order()[0]), why)
