@@ -15,7 +15,8 @@ Layout (every key is optional; ``configs/engine/default.toml`` documents each on
 
 Unknown keys, wrong types and out-of-range values raise :class:`ConfigError` whose message
 names the file (or ``--set``) and the dotted key; ``__main__`` prints it as one line on stderr.
-``check_model_files`` does the same for every model file the agents in play would load.
+``check_model_files`` does the same for every model file the agents in play would load and every
+opening book (``check_book_files``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ __all__ = [
     "describe_schema",
     "model_files",
     "check_model_files",
+    "check_book_files",
+    "book_files",
     "default_config_path",
 ]
 
@@ -50,7 +53,7 @@ class ConfigError(ValueError):
 
 
 # Tables a [size.N] table may override.
-SIZE_SECTIONS = ("time", "resign", "pass", "variety", "scoring", "analysis")
+SIZE_SECTIONS = ("time", "resign", "pass", "book", "variety", "scoring", "analysis")
 # The table of agent keys that games with handicap stones play instead ([handicap.zero] for every
 # size, [size.N.handicap.zero] for one): the score-aware search where giving stones needs it.
 HANDICAP = "handicap"
@@ -407,6 +410,37 @@ def check_model_files(config: Config) -> None:
         except ModelFileError as e:
             raise ConfigError(f"{source}: {dotted}: {e}") from None
         checked.add(path)
+    check_book_files(config)
+
+
+def book_files(config: Config) -> list[tuple[str, int | None, str]]:
+    """(dotted key, board size or None for the top level, resolved path) of every opening book
+    the config names."""
+    data = config.as_dict()
+    out = []
+    for size in _levels(config):
+        own = data["size"].get(size, {}).get("book", {}) if size is not None else {}
+        value = config.section("book", size)["file"]
+        if value:
+            dotted = f"size.{size}.book.file" if "file" in own else "book.file"
+            out.append((dotted, size, os.path.normpath(config.resolve_path(value))))
+    return out
+
+
+def check_book_files(config: Config) -> None:
+    """Every opening book the config names is readable and of its board size; else
+    ``ConfigError`` naming the key and the file."""
+    from dlgo.search.book import BookError, load_book
+
+    source = config.path or "defaults"
+    for dotted, size, path in book_files(config):
+        try:
+            book = load_book(path)
+        except BookError as e:
+            raise ConfigError(f"{source}: {dotted}: {e}") from None
+        if size is not None and book.board_size != size:
+            shape = f"{book.board_size}x{book.board_size}"
+            raise ConfigError(f"{source}: {dotted}: {path} is a {shape} book, not {size}x{size}")
 
 
 def describe_schema() -> list[tuple[str, Param]]:

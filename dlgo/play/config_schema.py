@@ -106,6 +106,17 @@ SCHEMA: dict[str, dict[str, Param]] = {
             bool, True, "never pass while neutral points (dame) are left to fill, unless the opponent passed"
         ),
     },
+    "book": {
+        "file": Param(
+            str,
+            "",
+            "an opening book (python -m dlgo.search.book_builder), relative to this file: its positions are "
+            "played from it, without a search; empty = none",
+        ),
+        "komi_tolerance": Param(
+            float, 0.5, "the book answers games whose komi is within this of the komi it was searched at", minimum=0.0
+        ),
+    },
     "variety": {
         "opening_moves": Param(
             int, 0, "draw our move among near-best moves over the game's first this many moves; 0 = off", minimum=0

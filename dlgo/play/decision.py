@@ -33,7 +33,7 @@ from dlgo.gotypes import Point
 from dlgo.search import CandidateInfo, SearchAgent, SearchBudget, SearchResult
 from dlgo.search.variety import VarietySettings, vary_move
 
-__all__ = ["MoveChoice", "DecisionSettings", "choose_move", "emergency_move", "resign_value"]
+__all__ = ["MoveChoice", "DecisionSettings", "book_choice", "choose_move", "emergency_move", "resign_value"]
 
 log = logging.getLogger(__name__)
 
@@ -221,3 +221,17 @@ def choose_move(
         if varied is not None and varied is not decision.candidate:
             return MoveChoice(varied.move, "a near-best opening move, for variety", result, varied)
     return MoveChoice.of(decision, result)
+
+
+def book_choice(
+    result: SearchResult, settings: DecisionSettings, move_number: int, rng: random.Random | None = None
+) -> MoveChoice:
+    """The move for an opening position that the book holds (``result``, its long search, as
+    ``dlgo.search.book`` looks it up): its best move, or the variety draw among its near-best
+    (``rng``, as after a search). Never a pass or a resignation: the book holds none."""
+    best = result.candidates[0]
+    if rng is not None:
+        varied = vary_move(result, settings.variety, move_number, rng)
+        if varied is not None and varied is not best:
+            return MoveChoice(varied.move, "a near-best move of the opening book, for variety", result, varied)
+    return MoveChoice(best.move, "the opening book's move", result, best)

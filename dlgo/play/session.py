@@ -11,10 +11,11 @@ What it holds: the config, the agents per board size (``AgentPool``: built and w
 background, shared by the sessions of one config), the game with its record (``Game``), the
 clocks (``Clock``) and the move budget they give, the engine's measured own time per move,
 the resign history, pondering, and its one search thread (``dlgo.play.worker``). What it
-decides: the move (the search, then the one end-of-game policy of ``dlgo.play.decision``), the
-final count (``dlgo.play.counting``). It raises ``dlgo.play.errors``; the front ends word them
-(GTP text, HTTP statuses). Protocol matters stay with the front ends: reading commands,
-watching the input for interrupts, formats, chat.
+decides: the move (the opening book's, ``dlgo.search.book``, or the search's and then the one
+end-of-game policy of ``dlgo.play.decision``), the final count (``dlgo.play.counting``). It
+raises ``dlgo.play.errors``; the front ends word them (GTP text, HTTP statuses). Protocol
+matters stay with the front ends: reading commands, watching the input for interrupts, formats,
+chat.
 
 The game changes only through the session's methods (``play``, ``undo``, ``clear``,
 ``set_komi``, ``set_handicap``, ``set_game``), under its ``lock``; a change drops a move still
@@ -46,7 +47,7 @@ from dlgo.play.agents import AgentBuild, AgentPool, Overhead
 from dlgo.play.clock import BudgetSettings, Clock, may_run_on, move_budget, move_limit, time_banks
 from dlgo.play.config import Config
 from dlgo.play.counting import counting_build, final_count
-from dlgo.play.decision import DecisionSettings, MoveChoice, choose_move
+from dlgo.play.decision import DecisionSettings, MoveChoice, book_choice, choose_move
 from dlgo.play.errors import MoveAbandoned, NoAnalysis, PlayError
 from dlgo.play.game import Game, position_for
 from dlgo.play.memory import trim_heap
@@ -56,6 +57,7 @@ from dlgo.play.resign_history import ResignHistory
 from dlgo.play.worker import SearchWorker
 from dlgo.rules import RuleSet, parse_rules
 from dlgo.search import ProgressCallback, SearchAgent, SearchBudget, SearchResult
+from dlgo.search.book import BookError, load_book
 
 if TYPE_CHECKING:
     import numpy as np
@@ -225,6 +227,19 @@ class PlaySession:
         if plan.unsure_deadline is not None and plan.deadline is not None and plan.unsure_deadline > plan.deadline:
             budget.unsure_deadline = self.search_deadline(plan, plan.unsure_deadline)
 
+    def book_result(self, state: GameState) -> SearchResult | None:
+        """The opening book's answer for ``state`` (``book.file`` of this board size), or None:
+        no book, another komi or size, or a position it does not hold."""
+        table = self.section("book")
+        if not table["file"]:
+            return None
+        try:
+            book = load_book(self.config.resolve_path(table["file"]))
+        except BookError as e:  # checked at start-up; a file spoilt since costs the book, not the game
+            log.warning("the opening book is not used: %s", e)
+            return None
+        return book.lookup(state, table["komi_tolerance"])
+
     # --- the move ----------------------------------------------------------------------------------
     def plan_move(self, player: Player, started: float, cleanup: bool = False) -> MovePlan:
         """Everything a move's search needs, set before it starts (``started``: when the front
@@ -327,6 +342,12 @@ class PlaySession:
         with the best move found so far."""
         budget, stop = plan.budget, plan.budget.stop
         assert stop is not None
+        booked = None if plan.opponent_passed or plan.cleanup else self.book_result(plan.state)
+        if booked is not None:  # no search, and no need to wait for the agent
+            if on_progress is not None:
+                on_progress(booked)
+            rng = self._variety_rng(plan.settings) if plan.settings.variety.enabled else None
+            return book_choice(booked, plan.settings, plan.move_number, rng), None
         agent = self._await_agent(plan.build, plan.started, budget.deadline, stop)
         if agent is None:  # still building: answer in time with what needs no agent
             move, why = quick_move(plan.state)
