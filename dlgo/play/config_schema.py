@@ -110,7 +110,7 @@ SCHEMA: dict[str, dict[str, Param]] = {
         "file": Param(
             str,
             "",
-            "an opening book (python -m dlgo.search.book_builder), relative to this file: its positions are "
+            "an opening book (python -m dlgo.play.book_builder), relative to this file: its positions are "
             "played from it, without a search; empty = none",
         ),
         "komi_tolerance": Param(

@@ -5,7 +5,7 @@ the opening is where the network rates the candidates most alike (on 9x9 within 
 hundredths of win rate): there, four times the visits changes the move in about half the
 positions where it was a mistake (docs/strength.md). The opening positions are few, so they
 can be searched once, much longer, before any game: Fuego's and Pachi's opening books, here
-filled by our own search (``dlgo.search.book_builder``), never by another program's moves.
+filled by our own search (``dlgo.play.book_builder``), never by another program's moves.
 
 A book holds, for each position, the search's candidates (move, visits, win rate, lower
 confidence bound, prior, principal variation), best first, as ``SearchResult`` has them; the
@@ -19,7 +19,7 @@ The file is JSON::
 
     {"format": "dlgo-opening-book", "version": 1, "board_size": 9, "komi": 7.5,
      "built": {"network": ..., "visits": ..., "command": ..., ...},
-     "positions": {"<key>": {"visits": 20000, "winrate": 0.52,
+     "positions": {"<key>": {"visits": 20000, "winrate": 0.52, "weight": 0.31,
                              "candidates": [["E5", visits, winrate, lcb, prior, ["E5", "C4", ...]], ...]}}}
 
 where ``<key>`` is the board row by row from the top ("." empty, "x" Black, "o" White) then the
@@ -82,11 +82,13 @@ def _parse_move(text: str) -> Move:
 
 @dataclass
 class BookPosition:
-    """One searched position: its root visits and win rate, its best candidates (key's frame)."""
+    """One searched position: its root visits and win rate, its best candidates (key's frame),
+    and how often the builder expected games to reach it (``weight``, 0 when unknown)."""
 
     visits: int
     winrate: float
     candidates: list[CandidateInfo]
+    weight: float = 0.0
 
 
 @dataclass
@@ -126,9 +128,9 @@ class OpeningBook:
             return None
         return SearchResult(candidates, stored.visits, stored.winrate, 0.0)
 
-    def add(self, state: GameState, result: SearchResult, keep: int = 10) -> str:
+    def add(self, state: GameState, result: SearchResult, keep: int = 10, weight: float = 0.0) -> str:
         """Store ``result`` (a search of ``state``), its ``keep`` best candidates, in the key's
-        orientation; returns the key."""
+        orientation, with the chance ``weight`` that a game reaches it; returns the key."""
         key, k = canonical_key(state)
         size = self.board_size
         stored = []
@@ -137,7 +139,7 @@ class OpeningBook:
             if not pv or pv[0] != _move_under(c.move, k, size):
                 pv = [_move_under(c.move, k, size)]
             stored.append(CandidateInfo(pv[0], c.visits, c.winrate, c.prior, c.lcb, pv))
-        self.positions[key] = BookPosition(int(result.visits), float(result.winrate), stored)
+        self.positions[key] = BookPosition(int(result.visits), float(result.winrate), stored, weight)
         return key
 
     def __contains__(self, state: object) -> bool:
@@ -162,7 +164,12 @@ class OpeningBook:
             "komi": self.komi,
             "built": self.built,
             "positions": {
-                key: {"visits": p.visits, "winrate": round(p.winrate, 4), "candidates": [row(c) for c in p.candidates]}
+                key: {
+                    "visits": p.visits,
+                    "winrate": round(p.winrate, 4),
+                    "weight": round(p.weight, 5),
+                    "candidates": [row(c) for c in p.candidates],
+                }
                 for key, p in sorted(self.positions.items())
             },
         }
@@ -213,16 +220,20 @@ def _position(entry: Any, size: int, fail: Any) -> BookPosition:
     if not isinstance(entry, Mapping):
         raise fail("visits", "expected an object with visits, winrate and candidates")
     visits, winrate, rows = entry.get("visits"), entry.get("winrate"), entry.get("candidates")
+    weight = entry.get("weight", 0.0)
     if isinstance(visits, bool) or not isinstance(visits, int) or visits < 1:
         raise fail("visits", f"{visits!r}: expected a count")
     if isinstance(winrate, bool) or not isinstance(winrate, int | float) or not 0.0 <= winrate <= 1.0:
         raise fail("winrate", f"{winrate!r}: expected 0 to 1")
+    if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0.0 <= weight <= 1.0:
+        raise fail("weight", f"{weight!r}: expected 0 to 1")
     if not isinstance(rows, list) or not rows:
         raise fail("candidates", "expected a list of candidates")
     return BookPosition(
         visits,
         float(winrate),
         [_candidate(row, size, lambda problem, i=i: fail(f"candidates[{i}]", problem)) for i, row in enumerate(rows)],
+        float(weight),
     )
 
 

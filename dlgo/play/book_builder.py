@@ -1,6 +1,6 @@
 """Fill an opening book (``dlgo.search.book``) with long searches of the engine's own.
 
-    python -m dlgo.search.book_builder --size 9 --komi 7.5 --visits 20000 --plies 4 \\
+    python -m dlgo.play.book_builder --size 9 --komi 7.5 --visits 20000 --plies 4 \\
         --out weights/book-9x9.json
 
 The positions are searched most-reached first, and the book is written after each one, so a run
@@ -91,20 +91,20 @@ def build_book(
             order += 1
             heapq.heappush(queue, (-weight, order, moves))
 
-    def deep(state: GameState) -> SearchResult:
+    def deep(state: GameState, weight: float) -> SearchResult:
         stored = book.lookup(state, komi_tolerance=0.0)
         if stored is not None and stored.visits >= 0.9 * settings.visits:
             return stored
         nonlocal searched
         started = time.monotonic()
         result = search(state, settings.visits)
-        book.add(state, result, settings.keep)
+        book.add(state, result, settings.keep, weight)
         save()
         searched += 1
         best = result.candidates[0]
         say(
             f"book: {len(book)} positions: after {len(_moves_text(state))} moves "
-            f"({' '.join(_moves_text(state)) or 'the empty board'}): {_text(best.move)} "
+            f"({' '.join(_moves_text(state)) or 'the empty board'}, weight {weight:.3f}): {_text(best.move)} "
             f"{best.winrate:.3f}, {result.visits} visits, {time.monotonic() - started:.0f} s"
         )
         return result
@@ -122,18 +122,25 @@ def build_book(
         negative_weight, _, moves = heapq.heappop(queue)
         weight = -negative_weight
         state = _play(empty, moves)
-        result = deep(state)
-        if len(moves) + 2 > settings.plies:
-            continue
-        ours = near_best_candidates(result, settings.variety) or result.candidates[:1]
-        for own in ours:
-            if not own.move.is_play:
-                continue
+        result = deep(state, weight)
+        if len(moves) + 2 <= settings.plies:
+            for line, share in _continuations(book, state, result, search, settings):
+                push((*moves, *line), weight * share)
+    return searched
+
+
+def _continuations(
+    book: OpeningBook, state: GameState, result: SearchResult, search: Search, settings: BuildSettings
+) -> list[tuple[tuple[Move, Move], float]]:
+    """Each of our near-best moves at ``state`` (``result``) with each likely reply to it, and
+    the share of the replies' prior it holds."""
+    out = []
+    for own in near_best_candidates(result, settings.variety) or result.candidates[:1]:
+        if own.move.is_play:
             after = state.apply_move(own.move)
             shown = book.lookup(after, komi_tolerance=0.0) or search(after, settings.reply_visits)
-            for reply, share in _replies(after, shown, settings.replies):
-                push((*moves, own.move, reply), weight * share)
-    return searched
+            out += [((own.move, reply), share) for reply, share in _replies(after, shown, settings.replies)]
+    return out
 
 
 def _play(state: GameState, moves: tuple[Move, ...]) -> GameState:
@@ -168,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     from dlgo.play.agents import AgentPool
     from dlgo.play.config import ConfigError, load_config, model_files
 
-    p = argparse.ArgumentParser(prog="python -m dlgo.search.book_builder", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m dlgo.play.book_builder", description=__doc__.split("\n\n")[0])
     p.add_argument("--config", default="configs/engine/default.toml", help="the engine config that searches")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a config override (repeatable)")
     p.add_argument("--size", type=int, default=9)
@@ -230,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         "min_weight": args.min_weight,
         "replies": args.replies,
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-        "command": "python -m dlgo.search.book_builder " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m dlgo.play.book_builder " + " ".join(argv if argv is not None else sys.argv[1:]),
     }
     deadline = None if args.minutes is None else time.monotonic() + 60 * args.minutes
     started = time.monotonic()

@@ -1,0 +1,148 @@
+"""What an opening book gives: the points its moves give away against the match search's moves
+at the same positions, judged by KataGo.
+
+    .venv/bin/python experiments/book_value.py weights/book-9x9.json --visits 800 --out runs/book-value.json
+
+For every position of the book (``dlgo.search.book``), our engine (``--config``, no book, variety
+off) searches at ``--visits``, as a move of the matches would; KataGo's analysis engine (a
+measure only: nothing is trained on it, and the book holds our own searches) scores the
+position after each move the variety draw of ``--variety`` could pick from the search's result
+and from the book's. Per position, the points given away against KataGo's best there, from the
+mover's side: the best move's, and the draw's expectation. Summed with each position's weight
+(the builder's estimate of how often a game reaches it) they are points per game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from dlgo.goboard import GameState, Move
+from dlgo.gotypes import Player, Point
+from dlgo.match.katago_judge import KataGoJudge
+from dlgo.play.agents import AgentPool
+from dlgo.play.config import load_config
+from dlgo.search.base import SearchBudget, SearchResult
+from dlgo.search.book import OpeningBook, canonical_key, load_book
+from dlgo.search.variety import VarietySettings, draw_probabilities
+from dlgo.utils import move_to_text, point_from_coords
+
+
+def line_of(key: str, size: int) -> list[list[str]]:
+    """Moves that reach the stones of a book key from the empty board: Black's and White's
+    stones taken in turn (a book position comes from alternate play without captures)."""
+    stones: dict[str, list[str]] = {"x": [], "o": []}
+    for i, ch in enumerate(key[:-1]):
+        if ch != ".":
+            stones[ch].append(move_to_text(Move.play(Point(size - i // size, i % size + 1))))
+    line = []
+    for i in range(len(stones["x"]) + len(stones["o"])):
+        colour, own = ("B", stones["x"]) if i % 2 == 0 else ("W", stones["o"])
+        line.append([colour, own[i // 2]])
+    return line
+
+
+def state_after(line: list[list[str]], size: int, komi: float) -> GameState:
+    state = GameState.new_game(size, komi)
+    for _, vertex in line:
+        state = state.apply_move(Move.play(point_from_coords(vertex)))
+    return state
+
+
+def expected_loss(result: SearchResult, variety: VarietySettings, loss: dict[str, float]) -> float:
+    return sum(p * loss[move_to_text(c.move)] for c, p in draw_probabilities(result, variety))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("book")
+    p.add_argument("--visits", type=int, default=800, help="the match search's visits")
+    p.add_argument("--config", default="configs/engine/default.toml")
+    p.add_argument("--engine-set", action="append", default=[], help="a KEY=VALUE override of the config")
+    p.add_argument("--katago", help="KataGo's folder (default: ../shared/tools/katago)")
+    p.add_argument("--katago-visits", type=int, default=400)
+    p.add_argument("--variety", default="0.02/0.5/0.1", help="the draw: win-rate window/temperature/visits fraction")
+    p.add_argument("--out", help="every position's moves and losses as JSON")
+    args = p.parse_args(argv)
+
+    book: OpeningBook = load_book(args.book)
+    size, komi = book.board_size, book.komi
+    window, temperature, fraction = (float(x) for x in args.variety.split("/"))
+    variety = VarietySettings(10, temperature, window, fraction)
+    overrides = [
+        "variety.opening_moves=0",
+        "resign.enabled=false",
+        "engine.preload=false",
+        f"size.{size}.book.file=",
+        f"size.{size}.zero.rounds={args.visits}",
+        *args.engine_set,
+    ]
+    _, _, agent = AgentPool(load_config(args.config, overrides)).get(size, size)
+    judge = KataGoJudge(args.katago, size, komi, args.katago_visits)
+    rows = []
+    try:
+        for n, (key, stored) in enumerate(sorted(book.positions.items(), key=lambda kv: -kv[1].weight), 1):
+            line = line_of(key, size)
+            state = state_after(line, size, komi)
+            assert canonical_key(state)[0] == key, key
+            searched = agent.search(state, SearchBudget(max_visits=args.visits))
+            getattr(agent, "clear_tree", lambda: None)()
+            booked = book.lookup(state)
+            assert booked is not None
+            moves = {move_to_text(c.move) for r in (searched, booked) for c, _ in draw_probabilities(r, variety)}
+            texts = sorted(moves)
+            colour = "B" if state.next_player == Player.black else "W"
+            side = 1.0 if colour == "B" else -1.0
+            answers = judge.leads_after([line] + [[*line, [colour, t]] for t in texts])
+            before = side * answers[0][0]
+            loss = {t: before - side * lead for t, (lead, _) in zip(texts, answers[1:])}
+            row = {
+                "key": key,
+                "weight": stored.weight,
+                "to_move": colour,
+                "stones": len(line),
+                "katago_best": answers[0][1],
+                "search_best": move_to_text(searched.candidates[0].move),
+                "book_best": move_to_text(booked.candidates[0].move),
+                "loss": loss,
+                "search_best_loss": loss[move_to_text(searched.candidates[0].move)],
+                "book_best_loss": loss[move_to_text(booked.candidates[0].move)],
+                "search_draw_loss": expected_loss(searched, variety, loss),
+                "book_draw_loss": expected_loss(booked, variety, loss),
+            }
+            rows.append(row)
+            print(
+                f"{n}/{len(book)} weight {stored.weight:.3f} {colour} ({len(line)} stones): search "
+                f"{row['search_best']} {row['search_best_loss']:+.2f}, book {row['book_best']} "
+                f"{row['book_best_loss']:+.2f} (KataGo {row['katago_best']})",
+                file=sys.stderr,
+                flush=True,
+            )
+    finally:
+        judge.close()
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=1))
+    report(rows)
+    return 0
+
+
+def report(rows: list[dict]) -> None:
+    weight = sum(r["weight"] for r in rows)
+    differ = [r for r in rows if r["search_best"] != r["book_best"]]
+    print(f"{len(rows)} book positions (weights sum to {weight:.2f}); the best moves differ in {len(differ)}")
+    print("| points given away against KataGo's best, weighted per game | the match search | the book |")
+    print("|---|---|---|")
+    for name, key in (("the best move", "best_loss"), ("the variety draw", "draw_loss")):
+        search = sum(r["weight"] * r[f"search_{key}"] for r in rows)
+        book = sum(r["weight"] * r[f"book_{key}"] for r in rows)
+        print(f"| {name} | {search:.2f} | {book:.2f} |")
+    for name, key in (("the best move", "best_loss"), ("the variety draw", "draw_loss")):
+        search = sum(r[f"search_{key}"] for r in rows) / max(len(rows), 1)
+        book = sum(r[f"book_{key}"] for r in rows) / max(len(rows), 1)
+        print(f"| {name}, unweighted mean per position | {search:.2f} | {book:.2f} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
