@@ -129,19 +129,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def report(rows: list[dict]) -> None:
-    weight = sum(r["weight"] for r in rows)
-    differ = [r for r in rows if r["search_best"] != r["book_best"]]
-    print(f"{len(rows)} book positions (weights sum to {weight:.2f}); the best moves differ in {len(differ)}")
-    print("| points given away against KataGo's best, weighted per game | the match search | the book |")
-    print("|---|---|---|")
-    for name, key in (("the best move", "best_loss"), ("the variety draw", "draw_loss")):
-        search = sum(r["weight"] * r[f"search_{key}"] for r in rows)
-        book = sum(r["weight"] * r[f"book_{key}"] for r in rows)
-        print(f"| {name} | {search:.2f} | {book:.2f} |")
-    for name, key in (("the best move", "best_loss"), ("the variety draw", "draw_loss")):
-        search = sum(r[f"search_{key}"] for r in rows) / max(len(rows), 1)
-        book = sum(r[f"book_{key}"] for r in rows) / max(len(rows), 1)
-        print(f"| {name}, unweighted mean per position | {search:.2f} | {book:.2f} |")
+    """Per colour: a position's weight is the chance that a game of ours with that colour
+    reaches it, so the weighted sums are points per game as Black and per game as White."""
+    differ = sum(r["search_best"] != r["book_best"] for r in rows)
+    print(f"{len(rows)} book positions; the book's best move differs from the match search's in {differ}")
+    print("| points given away against KataGo's best | as Black: search | book | as White: search | book |")
+    print("|---|---|---|---|---|")
+    for name, key in (("best move, per game", "best_loss"), ("variety draw, per game", "draw_loss")):
+        cells = []
+        for colour in "BW":
+            mine = [r for r in rows if r["to_move"] == colour]
+            cells += [f"{sum(r['weight'] * r[f'{side}_{key}'] for r in mine):.2f}" for side in ("search", "book")]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    for name, key in (("best move, mean per position", "best_loss"), ("variety draw, mean per position", "draw_loss")):
+        cells = []
+        for colour in "BW":
+            mine = [r for r in rows if r["to_move"] == colour] or [{}]
+            for side in ("search", "book"):
+                cells.append(f"{sum(r.get(f'{side}_{key}', 0.0) for r in mine) / len(mine):.2f}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
