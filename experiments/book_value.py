@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--katago", help="KataGo's folder (default: ../shared/tools/katago)")
     p.add_argument("--katago-visits", type=int, default=400)
     p.add_argument("--variety", default="0.02/0.5/0.1", help="the draw: win-rate window/temperature/visits fraction")
+    p.add_argument("--limit", type=int, default=0, help="the this many most-reached positions only (0: all)")
     p.add_argument("--out", help="every position's moves and losses as JSON")
     args = p.parse_args(argv)
 
@@ -83,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     judge = KataGoJudge(args.katago, size, komi, args.katago_visits)
     rows = []
     try:
-        for n, (key, stored) in enumerate(sorted(book.positions.items(), key=lambda kv: -kv[1].weight), 1):
+        ranked = sorted(book.positions.items(), key=lambda kv: -kv[1].weight)[: args.limit or None]
+        for n, (key, stored) in enumerate(ranked, 1):
             line = line_of(key, size)
             state = state_after(line, size, komi)
             assert canonical_key(state)[0] == key, key
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             }
             rows.append(row)
             print(
-                f"{n}/{len(book)} weight {stored.weight:.3f} {colour} ({len(line)} stones): search "
+                f"{n}/{len(ranked)} weight {stored.weight:.3f} {colour} ({len(line)} stones): search "
                 f"{row['search_best']} {row['search_best_loss']:+.2f}, book {row['book_best']} "
                 f"{row['book_best_loss']:+.2f} (KataGo {row['katago_best']})",
                 file=sys.stderr,

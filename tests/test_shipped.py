@@ -3,6 +3,7 @@ their ONNX export alone, and the wheel installed in a fresh venv outside the che
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import os
@@ -52,8 +53,8 @@ def test_committed_exports_match_their_keras_files(onnx: Path) -> None:
 
 def test_every_shipped_config_names_only_shipped_networks() -> None:
     """Each config in the package plays with what the package carries: its networks resolve,
-    inside the package folder, to an export there."""
-    from dlgo.play.config import load_config, model_files
+    inside the package folder, to an export there, and its opening books to a file there."""
+    from dlgo.play.config import book_files, check_book_files, load_config, model_files
 
     for config_path in shipped.SHIPPED_DIR.joinpath("configs", "engine").glob("*.toml"):
         config = load_config(str(config_path))  # unresolved: the package's own layout
@@ -61,6 +62,10 @@ def test_every_shipped_config_names_only_shipped_networks() -> None:
             played = network_file(path)
             assert played.suffix == ".onnx" and played.parent == shipped.SHIPPED_DIR / "weights", (dotted, played)
             check_model_file(path)
+        for dotted, _, path in book_files(config):
+            assert Path(path).parent == shipped.SHIPPED_DIR / "weights", (dotted, path)
+            assert fnmatch.fnmatch(Path(path).name, "book-*.json"), "setup.cfg ships weights/book-*.json"
+        check_book_files(config)
 
 
 def test_onnx_metadata_reader_matches_onnxruntime(tmp_path: Path) -> None:

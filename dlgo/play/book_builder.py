@@ -5,13 +5,14 @@
 
 The positions are searched most-reached first, and the book is written after each one, so a run
 stopped at any point (``--minutes``, ``--max-positions``, Ctrl-C) leaves a usable book, and the
-same command run again goes on from it (positions already searched at ``--visits`` are kept).
+same command run again goes on from it (positions already in the book are kept; ``--refresh``
+searches them again).
 
 Which positions: the empty board (the engine as Black), and from every position in the book,
 each of the engine's own near-best moves there (those its variety draw may play) followed by
 each opponent reply. An opponent's reply is weighed by the network's prior for it (summed over
 the moves the board's symmetries make the same), a short search (``--reply-visits``) giving the
-priors; the engine's own moves keep their position's weight, as any of them may be drawn. The
+priors of the moves it visits; the engine's own moves keep their position's weight, as any of them may be drawn. The
 opponent's first move weighs by the prior at the empty board. A position enters the book when
 its weight (the chance an opponent that plays like the network's prior reaches it) is at least
 ``--min-weight`` and it is within ``--plies`` moves of the start.
@@ -60,9 +61,10 @@ def _replies(state: GameState, result: SearchResult, limit: int) -> list[tuple[M
         key = canonical_key(state.apply_move(c.move))[0]
         move, prior = by_class.get(key, (c.move, 0.0))
         by_class[key] = (move, prior + c.prior)
-    total = sum(p for _, p in by_class.values()) or 1.0
+    # the priors themselves: a short search visits few moves, and its visited moves' priors
+    # summed to one would make a likely reply a certain one
     ranked = sorted(by_class.values(), key=lambda mp: mp[1], reverse=True)[:limit]
-    return [(m, p / total) for m, p in ranked]
+    return [(m, min(p, 1.0)) for m, p in ranked]
 
 
 def build_book(
@@ -73,10 +75,12 @@ def build_book(
     deadline: float | None = None,
     max_positions: int | None = None,
     say: Callable[[str], None] = lambda line: None,
+    refresh: bool = False,
 ) -> int:
     """Search the positions ``settings`` names into ``book`` (most-reached first), calling
     ``save`` after each; ``search(state, visits)`` is the engine's search. Returns the number of
-    positions searched now (positions already in the book with enough visits are reused)."""
+    positions searched now: those already in the book are kept (their weight updated) unless
+    ``refresh``."""
     empty = GameState.new_game(book.board_size, book.komi)
     queue: list[tuple[float, int, tuple[Move, ...]]] = []  # (-weight, order, moves)
     order = 0
@@ -93,7 +97,9 @@ def build_book(
 
     def deep(state: GameState, weight: float) -> SearchResult:
         stored = book.lookup(state, komi_tolerance=0.0)
-        if stored is not None and stored.visits >= 0.9 * settings.visits:
+        if stored is not None and not refresh:
+            book.positions[canonical_key(state)[0]].weight = weight  # this run's estimate
+            save()
             return stored
         nonlocal searched
         started = time.monotonic()
@@ -193,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--minutes", type=float, help="stop after this many minutes (the book so far is kept)")
     p.add_argument("--max-positions", type=int, help="stop after searching this many positions")
     p.add_argument("--out", required=True, help="the book file (extended if it exists)")
+    p.add_argument("--refresh", action="store_true", help="search again the positions the book already holds")
     args = p.parse_args(argv)
 
     overrides = [
@@ -250,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             deadline,
             args.max_positions,
             lambda line: print(line, file=sys.stderr, flush=True),
+            args.refresh,
         )
     except KeyboardInterrupt:
         print(f"book_builder: stopped; {out} holds {len(book)} positions", file=sys.stderr)
