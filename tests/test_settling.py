@@ -203,3 +203,34 @@ def test_a_string_with_two_eyes_cannot_be_approached() -> None:
         board.place_stone(Player.white, point_from_coords(vertex))
     state = GameState.from_position(board, Player.white, 7.5)
     assert cannot_be_approached(state, point_from_coords("B2"))
+
+
+def test_a_capturing_race_the_count_misreads_is_not_settled() -> None:
+    """A game through gtp2ogs against GNU Go level 1 (2026-12-07), after White's pass: our count
+    calls Black's A2-B2-B1 dead and White's lower left string alive (W+0.5), and the engine
+    resigned. The two share C1 and C2, White's other liberties are A3 and A6 (A6 also the only
+    other liberty of its upper string), Black's A1 and A3: with Black to move it is a race, and
+    KataGo (a measure only) rates A3 B+9.7, C2 B+5.3, C1 B+3.8 (before it: B+7.0). Its liberties
+    are settling moves now, so the count is not settled and the search is asked."""
+    state = state_from(
+        """
+        .OOOOOOX.
+        XXXOOXOX.
+        OOOOXXX..
+        .OXX..XX.
+        OXXXXXOO.
+        OOXOOXXO.
+        .OOOX.XX.
+        XX.OXX...
+        .X.OOX...
+        """,
+        Player.black,
+    )
+    counted = count(state, 1000)
+    assert not counted.wins(Player.black)  # the count still misreads the race
+    moves = settling_moves(state, counted.status)
+    assert {point_from_coords(v) for v in ("A3", "C1", "C2")} <= moves.tactical
+    assert not is_settled(moves, counted.result, Player.black)
+    policy = EndOfGamePolicy(resign=ResignPolicy(threshold=0.2))
+    decision = settle_after_pass(state, [_candidate("C1", 0.70), _candidate("F3", 0.71)], policy, counted)
+    assert decision.move == Move.play(point_from_coords("C1")), decision

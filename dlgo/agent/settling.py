@@ -14,7 +14,9 @@ and the count's own view of the board say which moves are left (:func:`settling_
   opponent's that it lets live;
 - an empty point the count is not sure of and does not give us (``GroupStatus.open_points``): a
   loosely surrounded area of the opponent's, where a move can still reduce or invade it;
-- the capture of a living opponent string in atari, the escape of an own living one.
+- the capture of a living opponent string in atari, the escape of an own living one;
+- a liberty in a capturing race the count may have misread: one of our strings that it calls
+  dead beside one of the opponent's that it lets live with no more liberties than ours.
 
 A move that leaves its own string in atari without capturing (a self-atari) is none of these,
 nor is a point of one's own true eye. When nothing is left, the count can no longer change
@@ -72,8 +74,8 @@ class SettlingMoves:
         return bool(self.points)
 
     def in_order(self) -> list[Point]:
-        """Tactics first (a capture or an escape is worth most), then disputed strings, then
-        dame; each in board order."""
+        """Tactics first (a capture, an escape or a race is worth most), then disputed strings,
+        then dame; each in board order."""
         seen: list[Point] = []
         for group in (self.tactical, self.disputed, self.neutral):
             seen.extend(p for p in sorted(group) if p not in seen)
@@ -112,7 +114,7 @@ def settling_moves(state: GameState, status: CountedStatus) -> SettlingMoves:
     disputed = _liberties(state, doubtful) | {
         p for p in status.open_points if owner[geo.index(p)] == player.other.value
     }
-    tactical = _captures(state, status) | _escapes(state, status)
+    tactical = _captures(state, status) | _escapes(state, status) | _races(state, status)
 
     def playable(points: Iterable[Point]) -> frozenset[Point]:
         return frozenset(p for p in points if _is_sound_play(state, p, player))
@@ -164,6 +166,28 @@ def _escapes(state: GameState, status: CountedStatus) -> set[Point]:
             string = board.get_go_string(point)
             if string is not None and string.num_liberties == 1:
                 out |= string.liberties
+    return out
+
+
+def _races(state: GameState, status: CountedStatus) -> set[Point]:
+    """The liberties of each capturing race the count may have misread: one of our strings it
+    calls dead beside one of the opponent's that it lets live with no more liberties (we move
+    first, so we may win it). Playouts misread such races (a false eye, shared liberties); a
+    move there is in the opponent's area or on a shared liberty, never in our own territory."""
+    board = state.board
+    player = state.next_player
+    dead = set(status.dead_stones())
+    out: set[Point] = set()
+    for group in status.dead:
+        ours = board.get_go_string(group[0])
+        if ours is None or ours.color is not player:
+            continue
+        for stone in ours.stones:
+            for n in stone.neighbors():
+                if board.is_on_grid(n) and board.get(n) is player.other and n not in dead:
+                    theirs = board.get_go_string(n)
+                    if theirs is not None and theirs.num_liberties <= ours.num_liberties:
+                        out |= theirs.liberties | ours.liberties
     return out
 
 
