@@ -11,9 +11,9 @@ from gtp_client import PYTHON, ROOT, InProcessEngine
 
 from dlgo.goboard import GameState, Move
 from dlgo.gotypes import Point
+from dlgo.play.book_builder import BuildSettings, build_book
 from dlgo.search.base import CandidateInfo, SearchResult
 from dlgo.search.book import BookError, BookPosition, OpeningBook, canonical_key, load_book
-from dlgo.play.book_builder import BuildSettings, build_book
 from dlgo.search.variety import VarietySettings
 from dlgo.utils import move_to_text, point_from_coords
 
