@@ -127,14 +127,19 @@ def status_from_ownership(game_state: GameState, own: np.ndarray) -> GroupStatus
     strings = _strings(game_state)
     by_ownership = []
     unsettled = []
+    unapproachable = []
     for s in strings:
         sign = 1.0 if s.color is Player.black else -1.0
         held = sign * float(np.mean([own[i] for i in s.stone_indices]))
         first = board.geometry.points[next(iter(s.stone_indices))]
         if abs(held) < UNSETTLED_OWNERSHIP:
             unsettled.append(sorted(s.stones))
-        if held < 0.0 and not (held > -UNSETTLED_OWNERSHIP and cannot_be_approached(game_state, first)):
-            by_ownership.extend(board.geometry.points[i] for i in s.stone_indices)
+        if held < 0.0:
+            if held > -UNSETTLED_OWNERSHIP and cannot_be_approached(game_state, first):
+                unapproachable.append(s)
+            else:
+                by_ownership.extend(board.geometry.points[i] for i in s.stone_indices)
+    by_ownership += _approachable_once_dead_are_off(game_state, unapproachable, by_ownership)
     # Playouts fill small eyes and misread shared eye space: a static two-eye check corrects them.
     dead_points = refine_dead(game_state, by_ownership)
     # A string in doubt that the opponent captures with one move (a ko at worst) is dead, even
@@ -177,6 +182,25 @@ def status_from_ownership(game_state: GameState, own: np.ndarray) -> GroupStatus
     return GroupStatus(
         alive=pts(alive), dead=pts(dead_strings), seki=pts(seki), unsettled=unsettled, open_points=open_points
     )
+
+
+def _approachable_once_dead_are_off(
+    game_state: GameState, unapproachable: list[GoString], dead: list[Point]
+) -> list[Point]:
+    """The stones of each string in doubt that looked unapproachable only because its liberties
+    are enclosed by its own side's dead stones (an "eye" of stones that are captured first: a
+    lone stone among dead ones on an open board): with those off the board, the opponent can
+    approach it, so it is dead too."""
+    out: list[Point] = []
+    for s in unapproachable:
+        own_dead = [p for p in dead if game_state.board.get(p) is s.color]
+        if not own_dead:
+            continue
+        cleared = GameState.from_position(game_state.board.without(own_dead), game_state.next_player, game_state.komi)
+        first = min(s.stones)
+        if not cannot_be_approached(cleared, first):
+            out.extend(sorted(s.stones))
+    return out
 
 
 def final_result(game_state: GameState, num_playouts: int = 400, seed: int | None = None) -> GameResult:

@@ -234,6 +234,15 @@ class Board:
         b._zobrist = self._zobrist
         return b
 
+    def without(self, points: Iterable[Point]) -> Board:
+        """A copy with the whole string at each of ``points`` taken off (empty points ignored)."""
+        board = self.copy()
+        for point in points:
+            string = board.get_go_string(point)
+            if string is not None:
+                board._remove_string(string)
+        return board
+
     def __deepcopy__(self, memo: dict) -> Board:
         return self.copy()  # strings are immutable, so a shallow copy is a deep one
 

@@ -234,3 +234,33 @@ def test_a_capturing_race_the_count_misreads_is_not_settled() -> None:
     policy = EndOfGamePolicy(resign=ResignPolicy(threshold=0.2))
     decision = settle_after_pass(state, [_candidate("C1", 0.70), _candidate("F3", 0.71)], policy, counted)
     assert decision.move == Move.play(point_from_coords("C1")), decision
+
+
+def test_a_stone_enclosed_only_by_its_own_dead_stones_is_dead() -> None:
+    """A game through gtp2ogs against GNU Go level 1 (2026-12-07): GNU Go (White) passed on an
+    open board, every white stone dead (GNU Go: B+73.5). Its B3 looked unapproachable, its
+    liberties A3 and B4 enclosed by White's A2, A4, B5 and C4, so our count let it live, and the
+    one living stone made the whole lower side neutral: the engine, Black, played on at F5, E6
+    and A6, inside its own territory, until its count's margin passed the dame. With White's
+    dead stones off the board B3 can be approached, so it is dead too, and Black passes."""
+    state = state_from(
+        """
+        .......O.
+        .....XO..
+        .XXX.XXOX
+        ...O...X.
+        .OO.O.O..
+        O.OX...O.
+        .OX.X.XX.
+        OXX......
+        .........
+        """,
+        Player.black,
+    )
+    b3 = point_from_coords("B3")
+    assert cannot_be_approached(state, b3)  # as the board stands
+    counted = count(state, 400)
+    assert b3 in set(counted.dead_stones())
+    assert counted.wins(Player.black) and counted.result.winning_margin > 60, counted.result
+    decision = pass_when_opponent_passed(state, counted)
+    assert decision is not None and decision.move.is_pass, decision
