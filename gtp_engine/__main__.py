@@ -77,14 +77,16 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _print_version(config: Config) -> int:
-    """``--version``: the engine's version, its config and its networks, on stdout."""
+    """``--version``: the engine's version, its config, its networks and opening books, on stdout."""
     from dlgo import __version__
-    from dlgo.play.config import describe_networks
+    from dlgo.play.config import describe_books, describe_networks
 
     print(f"dlgo-gtp {__version__} (Python {sys.version.split()[0]})")
     print(f"config: {config.path or 'built-in defaults'}")
     for line in describe_networks(config) or ["none (the config plays no network)"]:
         print(f"network {line}")
+    for line in describe_books(config):
+        print(f"opening book {line}")
     return 0
 
 

@@ -226,7 +226,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     else:
         book = OpeningBook(args.size, args.komi)
-    networks = [path for _, path in model_files(config) if path]
+    files = [(dotted, path) for dotted, path in model_files(config) if path]
+    # the networks of this board size (a config names every size's)
+    networks = [path for dotted, path in files if dotted.startswith(f"size.{args.size}.")] or [p for _, p in files]
     _, _, agent = AgentPool(config).get(args.size, args.size)
 
     def search(state: GameState, visits: int) -> SearchResult:

@@ -44,6 +44,7 @@ __all__ = [
     "check_model_files",
     "check_book_files",
     "book_files",
+    "describe_books",
     "default_config_path",
 ]
 
@@ -441,6 +442,23 @@ def check_book_files(config: Config) -> None:
         if size is not None and book.board_size != size:
             shape = f"{book.board_size}x{book.board_size}"
             raise ConfigError(f"{source}: {dotted}: {path} is a {shape} book, not {size}x{size}")
+
+
+def describe_books(config: Config) -> list[str]:
+    """One line per opening book the config names: its key, file, positions and komi."""
+    from dlgo.search.book import BookError, load_book
+
+    lines = []
+    for dotted, _, path in book_files(config):
+        try:
+            book = load_book(path)
+        except BookError as e:
+            lines.append(f"{dotted}: {e}")
+            continue
+        lines.append(
+            f"{dotted}: {path} ({len(book)} positions, {book.board_size}x{book.board_size}, komi {book.komi:g})"
+        )
+    return lines
 
 
 def describe_schema() -> list[tuple[str, Param]]:
