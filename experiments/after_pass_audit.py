@@ -83,7 +83,7 @@ def audit(record: Path, bot: str, chinese: GtpProcess, japanese: GtpProcess, eng
         state = GameState.from_position(board, Player.white, komi)
     answers = {"pass": 0, "resign": 0, "outside": 0, "inside": 0}
     asked = dict.fromkeys(answers, 0)
-    inside, asked_inside = [], []
+    inside, asked_inside, resigned_asked = [], [], []
     previous = None
     moves = [node.get_move() for node in game.get_main_sequence()[1:]]
     moves = [(c, m) for c, m in moves if c is not None]
@@ -111,6 +111,14 @@ def audit(record: Path, bot: str, chinese: GtpProcess, japanese: GtpProcess, eng
     if ours is not None and "+R" in result.upper() and result[0].lower() != ours:
         if previous == "pass" and last_colour != ours:
             answers["resign"] += 1  # we resigned in answer to the opponent's pass
+            if engine is not None:  # the position we resigned, asked again
+                answer = engine.send(f"genmove {ours}").upper()
+                kind = _judge(answer, ours, chinese)
+                asked[kind] += 1
+                out_answer = {"record": str(record), "move": len(moves) + 1, "vertex": answer}
+                if kind == "inside":
+                    asked_inside.append(out_answer)
+                resigned_asked.append(out_answer)
     out = {
         "record": str(record),
         "ours": ours,
@@ -120,7 +128,7 @@ def audit(record: Path, bot: str, chinese: GtpProcess, japanese: GtpProcess, eng
         "inside": inside,
     }
     if engine is not None:
-        out["asked"], out["asked_inside"] = asked, asked_inside
+        out["asked"], out["asked_inside"], out["resigned_asked"] = asked, asked_inside, resigned_asked
     if len(moves) >= 2 and moves[-1][1] is None and moves[-2][1] is None:
         counted = count(state, 1000)
         seki = [p for group in counted.status.seki for p in group]
@@ -191,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     if engine is not None:
         report["asked"] = {k: sum(g["asked"][k] for g in games) for k in answers}
         report["asked_inside"] = [i for g in games for i in g["asked_inside"]]
+        report["resigned_asked"] = [i for g in games for i in g["resigned_asked"]]
     print(json.dumps(report, indent=1))
     return 0
 
