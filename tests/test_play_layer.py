@@ -117,7 +117,8 @@ def test_a_refused_move_changes_nothing():
 def test_games_searching_at_once_get_their_own_agents():
     """One pool, two sessions deciding at the same time: the second is lent a spare agent, not
     the one the first is searching with (a search tree serves one search at a time)."""
-    config = load_config(DEFAULT, [*FIXED, "engine.board_size=9", "size.9.zero.rounds=400"])
+    # no opening book: the empty board is searched, not played from the book
+    config = load_config(DEFAULT, [*FIXED, "engine.board_size=9", "size.9.zero.rounds=400", "size.9.book.file="])
     pool = AgentPool(config)
     sessions = [PlaySession(config, pool), PlaySession(config, pool)]
     used: list[object] = []

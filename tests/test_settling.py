@@ -207,7 +207,7 @@ def test_a_string_with_two_eyes_cannot_be_approached() -> None:
 
 def test_a_capturing_race_the_count_misreads_is_not_settled() -> None:
     """A game through gtp2ogs against GNU Go level 1 (2026-12-07), after White's pass: our count
-    calls Black's A2-B2-B1 dead and White's lower left string alive (W+0.5), and the engine
+    calls Black's A2, B2 and B1 dead and White's lower left string alive (W+0.5), and the engine
     resigned. The two share C1 and C2, White's other liberties are A3 and A6 (A6 also the only
     other liberty of its upper string), Black's A1 and A3: with Black to move it is a race, and
     KataGo (a measure only) rates A3 B+9.7, C2 B+5.3, C1 B+3.8 (before it: B+7.0). Its liberties
